@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, RouterModule } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { CryptoModule } from './crypto/crypto.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { ApiExceptionFilter } from './http/api-exception.filter';
+import { LoggingModule } from './logging/logging.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+
+/** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
+const API_MODULES = [WebhooksModule];
+
+/** The HTTP service, for one validated configuration. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        DatabaseModule,
+        CryptoModule,
+        AuthModule,
+        HealthModule,
+        ...API_MODULES,
+        // A route prefix rather than a global prefix: Nest's not-found handler then covers
+        // every path, so unknown routes outside the prefix also answer {"code":"not found"}.
+        RouterModule.register(API_MODULES.map((module) => ({ path: config.apiPrefix || '/', module }))),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

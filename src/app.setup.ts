@@ -1,0 +1,37 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Logger } from 'pino';
+import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
+import { NestPinoLogger } from './logging/nest-logger';
+import { PINO } from './logging/pino.provider';
+import { requestLog } from './logging/request-log.middleware';
+import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from './auth/auth-policy';
+
+/**
+ * Everything about the HTTP application that is not a module: used by main.ts and by the e2e
+ * tests, so that the tests run the very pipeline production runs.
+ */
+export function configureApp(app: NestExpressApplication): void {
+  const logger = app.get<Logger>(PINO);
+  app.useLogger(new NestPinoLogger(logger));
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLog(logger));
+  app.use(requireJsonBody);
+  app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
+  setUpOpenApi(app);
+}
+
+function setUpOpenApi(app: NestExpressApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('platform-api')
+      .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
+      .setVersion('1')
+      .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'wallet_extension access token' }, WALLET_SCHEME)
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', });
+}

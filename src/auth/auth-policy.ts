@@ -1,0 +1,34 @@
+import type { Role } from '../identity/entities/member.entity';
+
+/** What a route requires of its caller; routes without a policy are refused (fail closed). */
+export type AuthPolicy =
+  | { readonly kind: 'session'; readonly roles: readonly Role[] }
+  | { readonly kind: 'wallet-extension' }
+  | { readonly kind: 'public' };
+
+export const AUTH_POLICY = 'platform-api:auth-policy';
+
+/** A browser user acting in an organization (SPEC 4, webhook operations). */
+export interface SessionCaller {
+  readonly kind: 'session';
+  readonly organizationId: number;
+  readonly role: Role;
+}
+
+/** A wallet extension acting for its user (SPEC 4, card provisioning). */
+export interface WalletCaller {
+  readonly kind: 'wallet-extension';
+  readonly userId: number;
+}
+
+export type Caller = SessionCaller | WalletCaller;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    caller?: Caller;
+  }
+}
+
+export const SESSION_COOKIE = '__Secure-auth.session_token';
+export const SESSION_SCHEME = 'session';
+export const WALLET_SCHEME = 'wallet-extension';

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { hashToken } from '../crypto/opaque-token';
+import { Errors } from '../http/api-error';
+import type { Role } from '../identity/entities/member.entity';
+import { IdentityRepository } from '../identity/identity.repository';
+import type { SessionCaller, WalletCaller } from './auth-policy';
+import { sessionTokenOf, walletTokenOf } from './credentials';
+
+/** Turns request credentials into a caller, or the error SPEC 4 gives, in SPEC 4's order. */
+@Injectable()
+export class Authenticator {
+  constructor(private readonly identities: IdentityRepository) {}
+
+  /** 401 no live session; 403 no single organization to act in; 403 role not allowed. */
+  async session(headers: IncomingHttpHeaders, roles: readonly Role[]): Promise<SessionCaller> {
+    const token = sessionTokenOf(headers.cookie);
+    if (token === undefined) throw Errors.unauthorized();
+    const grants = await this.identities.findSessionGrants(hashToken(token));
+    if (grants.length === 0) throw Errors.unauthorized();
+    const [grant] = grants;
+    if (grants.length > 1 || grant.organizationId === null || grant.role === null) throw Errors.noOrganization();
+    if (!roles.includes(grant.role)) throw Errors.noPermission();
+    return { kind: 'session', organizationId: grant.organizationId, role: grant.role };
+  }
+
+  /** 401 unless a live wallet-extension token is the only credential. */
+  async walletExtension(headers: IncomingHttpHeaders): Promise<WalletCaller> {
+    const token = walletTokenOf(headers);
+    if (token === undefined) throw Errors.unauthorized();
+    const userId = await this.identities.findAccessTokenUser(hashToken(token), 'wallet_extension');
+    if (userId === undefined) throw Errors.unauthorized();
+    return { kind: 'wallet-extension', userId };
+  }
+}

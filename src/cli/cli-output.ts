@@ -1,0 +1,42 @@
+import { InvalidArgumentError } from 'commander';
+import { OperationError } from '../common/operation-error';
+
+/** SPEC 8: one JSON object on stdout per successful command. */
+export function printResult(value: object): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** SPEC 8: on failure, `{code, message}` on stderr and a non-zero exit. */
+export function printFailure(code: string, message: string): void {
+  process.stderr.write(`${JSON.stringify({ code, message })}\n`);
+}
+
+export function failureOf(error: unknown): { code: string; message: string } {
+  if (error instanceof OperationError) return { code: error.code, message: error.message };
+  if (error instanceof UsageError) return { code: 'usage', message: error.message };
+  return { code: 'internal error', message: (error as Error)?.message ?? String(error) };
+}
+
+/** A command line that names no runnable command. */
+export class UsageError extends Error {}
+
+export function parseId(value: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2_147_483_647) throw new InvalidArgumentError('must be a positive integer id');
+  return Number(value);
+}
+
+export function parseSeconds(value: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value)) throw new InvalidArgumentError('must be a positive whole number of seconds');
+  return Number(value);
+}
+
+export function parseText(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty');
+  return value;
+}
+
+/** commander's own `choices` check is replaced by a parser, so choices are checked here. */
+export function parseChoice<T extends string>(value: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${choices.join(', ')}`);
+  return value as T;
+}

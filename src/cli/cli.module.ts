@@ -1,0 +1,29 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { CryptoModule } from '../crypto/crypto.module';
+import { DatabaseModule } from '../database/database.module';
+import { IdentityModule } from '../identity/identity.module';
+import { MemberAddCommand, MemberCommand } from './commands/member.command';
+import { MigrateCommand } from './commands/migrate.command';
+import { OrgCommand, OrgCreateCommand } from './commands/org.command';
+import { SessionCommand, SessionCreateCommand, SessionRevokeCommand } from './commands/session.command';
+import { UserCommand, UserCreateCommand } from './commands/user.command';
+
+/** The operator CLI (SPEC 8): the same configuration and services as the server, no HTTP. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule, IdentityModule],
+      providers: [
+        MigrateCommand,
+        OrgCommand, OrgCreateCommand,
+        UserCommand, UserCreateCommand,
+        MemberCommand, MemberAddCommand,
+        SessionCommand, SessionCreateCommand, SessionRevokeCommand,
+      ],
+    };
+  }
+}

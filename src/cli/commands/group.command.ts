@@ -1,0 +1,10 @@
+import { CommandRunner } from 'nest-commander';
+import { UsageError } from '../cli-output';
+
+/** A command that only groups subcommands (`org`, `session`, ...): run alone, it is a usage error. */
+export abstract class GroupCommand extends CommandRunner {
+  async run(): Promise<void> {
+    const sub = this.command.commands.map((c) => c.name()).join(', ');
+    throw new UsageError(`${this.command.name()}: missing subcommand (${sub})`);
+  }
+}

@@ -1,0 +1,23 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { IdentityService } from '../../identity/identity.service';
+import { parseText, printResult } from '../cli-output';
+import { GroupCommand } from './group.command';
+
+@SubCommand({ name: 'create', description: 'Create an organization; prints {"id"}' })
+export class OrgCreateCommand extends CommandRunner {
+  constructor(private readonly identity: IdentityService) {
+    super();
+  }
+
+  async run(_: string[], options: { name: string }): Promise<void> {
+    printResult({ id: await this.identity.createOrganization(options.name) });
+  }
+
+  @Option({ flags: '--name <name>', description: 'organization name', required: true })
+  parseName(value: string): string {
+    return parseText(value);
+  }
+}
+
+@Command({ name: 'org', description: 'Organizations', subCommands: [OrgCreateCommand] })
+export class OrgCommand extends GroupCommand {}

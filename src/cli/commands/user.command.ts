@@ -1,0 +1,30 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { InvalidArgumentError } from 'commander';
+import { IdentityService } from '../../identity/identity.service';
+import { parseText, printResult } from '../cli-output';
+import { GroupCommand } from './group.command';
+
+@SubCommand({ name: 'create', description: 'Create a user; prints {"id"}' })
+export class UserCreateCommand extends CommandRunner {
+  constructor(private readonly identity: IdentityService) {
+    super();
+  }
+
+  async run(_: string[], options: { email: string; name?: string }): Promise<void> {
+    printResult({ id: await this.identity.createUser(options.email, options.name ?? null) });
+  }
+
+  @Option({ flags: '--email <email>', description: 'unique e-mail address', required: true })
+  parseEmail(value: string): string {
+    if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 320) throw new InvalidArgumentError('must be an e-mail address');
+    return value;
+  }
+
+  @Option({ flags: '--name <name>', description: 'display name' })
+  parseName(value: string): string {
+    return parseText(value);
+  }
+}
+
+@Command({ name: 'user', description: 'Users', subCommands: [UserCreateCommand] })
+export class UserCommand extends GroupCommand {}

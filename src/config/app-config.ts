@@ -1,0 +1,119 @@
+import { isIP } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError, parseEnvironment } from './environment';
+import { decodeKey, readOrCreateKeyFile } from './secret-key';
+
+export type DatabaseConfig =
+  | {
+      readonly type: 'mysql';
+      /** From the URL scheme: TypeORM reads a MariaDB catalog differently from a MySQL one. */
+      readonly flavor: 'mysql' | 'mariadb';
+      readonly url: string;
+      readonly poolSize: number;
+      readonly connectTimeoutMs: number;
+    }
+  | { readonly type: 'sqlite'; readonly path: string };
+
+export interface SecretKeys {
+  /** Encrypts every new secret. */
+  readonly current: Buffer;
+  /** Still decrypt secrets written before a rotation. */
+  readonly previous: readonly Buffer[];
+}
+
+/**
+ * The validated, typed configuration of one process (server or CLI). Built once by
+ * `loadAppConfig`; injected by class, so tests replace it with `overrideProvider(AppConfig)`.
+ */
+export class AppConfig {
+  readonly production: boolean;
+  readonly port: number;
+  readonly host: string;
+  /** '' or a path starting with '/', without a trailing slash. */
+  readonly apiPrefix: string;
+  readonly database: DatabaseConfig;
+  readonly migrateOnStart: boolean;
+  /** Resolvers for webhook hosts (`ip` or `ip:port`); undefined means the system's. */
+  readonly dnsServers: readonly string[] | undefined;
+  readonly dnsTimeoutMs: number;
+  readonly secretKeys: SecretKeys;
+  readonly webhooksPerOrgMax: number;
+  readonly logLevel: string;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/platform-api.sqlite';
+const DEFAULT_KEY_FILE = 'data/secret.key';
+
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+  const e = parseEnvironment(env);
+  const production = e.NODE_ENV === 'production';
+  return new AppConfig({
+    production,
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? '0.0.0.0',
+    apiPrefix: parseApiPrefix(e.API_PREFIX ?? '/api'),
+    database: parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, e.DB_POOL_SIZE ?? 10, e.DB_CONNECT_TIMEOUT_MS ?? 2000),
+    migrateOnStart: (e.MIGRATE_ON_START ?? 'true') === 'true',
+    dnsServers: e.DNS_SERVERS === undefined ? undefined : parseDnsServers(e.DNS_SERVERS),
+    dnsTimeoutMs: e.DNS_TIMEOUT_MS ?? 2000,
+    secretKeys: {
+      current: currentKey(e.SECRET_KEY, production, cwd),
+      previous: (e.PREVIOUS_SECRET_KEYS ?? '')
+        .split(',')
+        .filter((k) => k.trim() !== '')
+        .map((k) => decodeKey('PREVIOUS_SECRET_KEYS', k)),
+    },
+    webhooksPerOrgMax: e.WEBHOOKS_PER_ORG_MAX ?? 100,
+    logLevel: e.LOG_LEVEL ?? 'info',
+  });
+}
+
+function parseApiPrefix(value: string): string {
+  const prefix = value.replace(/\/+$/, '');
+  if (prefix !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix)) {
+    throw new ConfigError('API_PREFIX', `invalid value ${JSON.stringify(value)} (a path such as /api, or empty)`);
+  }
+  return prefix;
+}
+
+export function parseDatabaseUrl(value: string, cwd: string, poolSize: number, connectTimeoutMs: number): DatabaseConfig {
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length);
+    if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, as in sqlite:data/platform-api.sqlite');
+    return { type: 'sqlite', path: path === ':memory:' || isAbsolute(path) ? path : resolve(cwd, path) };
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'must be mysql://user:pass@host:port/db or sqlite:path');
+  }
+  if ((url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') || url.hostname === '' || url.pathname.length < 2) {
+    throw new ConfigError('DATABASE_URL', 'must be mysql://user:pass@host:port/db or sqlite:path');
+  }
+  const flavor = url.protocol === 'mariadb:' ? 'mariadb' : 'mysql';
+  return { type: 'mysql', flavor, url: `mysql:${url.href.slice(url.protocol.length)}`, poolSize, connectTimeoutMs };
+}
+
+function parseDnsServers(value: string): string[] {
+  const servers = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const server of servers) {
+    const match = /^\[([^\]]+)\]:(\d+)$/.exec(server) ?? /^([^:]+):(\d+)$/.exec(server);
+    const [address, port] = match ? [match[1], Number(match[2])] : [server, 53];
+    if (isIP(address) === 0 || !(port >= 1 && port <= 65535)) {
+      throw new ConfigError('DNS_SERVERS', `invalid server ${JSON.stringify(server)} (ip or ip:port, comma-separated)`);
+    }
+  }
+  if (servers.length === 0) throw new ConfigError('DNS_SERVERS', 'empty list');
+  return servers;
+}
+
+function currentKey(secretKey: string | undefined, production: boolean, cwd: string): Buffer {
+  if (secretKey !== undefined) return decodeKey('SECRET_KEY', secretKey);
+  if (production) throw new ConfigError('SECRET_KEY', 'required when NODE_ENV=production (base64 of 32 bytes)');
+  return readOrCreateKeyFile(resolve(cwd, DEFAULT_KEY_FILE));
+}

@@ -1,0 +1,83 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/**
+ * The environment variables of SPEC 2 (and the few this service adds), as they arrive:
+ * strings, checked once at start. Defaults and cross-field rules live in `loadAppConfig`.
+ */
+export class Environment {
+  @IsOptional() @IsIn(['development', 'test', 'production'])
+  NODE_ENV?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  HOST?: string;
+
+  @IsOptional() @IsString()
+  API_PREFIX?: string;
+
+  @IsOptional() @IsString()
+  DATABASE_URL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  DB_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsIn(['true', 'false'])
+  MIGRATE_ON_START?: string;
+
+  @IsOptional() @IsString()
+  DNS_SERVERS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(60_000)
+  DNS_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsString()
+  SECRET_KEY?: string;
+
+  @IsOptional() @IsString()
+  PREVIOUS_SECRET_KEYS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000)
+  WEBHOOKS_PER_ORG_MAX?: number;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+}
+
+const ENV_KEYS: readonly (keyof Environment)[] = [
+  'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS',
+  'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
+  'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL',
+];
+
+/** Variables whose value must never be echoed, not even in a start-up error. */
+const SENSITIVE: ReadonlySet<string> = new Set(['SECRET_KEY', 'PREVIOUS_SECRET_KEYS', 'DATABASE_URL']);
+
+/** Invalid configuration; its message is the one line printed before the process stops. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+export function parseEnvironment(env: NodeJS.ProcessEnv): Environment {
+  const given = Object.fromEntries(
+    ENV_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]),
+  );
+  const parsed = plainToInstance(Environment, given);
+  const [first] = validateSync(parsed);
+  if (first) {
+    const rule = Object.values(first.constraints ?? {})[0] ?? 'invalid';
+    const shown = SENSITIVE.has(first.property) ? '' : ` ${JSON.stringify(given[first.property])}`;
+    throw new ConfigError(first.property, `invalid value${shown} (${rule})`);
+  }
+  return parsed;
+}

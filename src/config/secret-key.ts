@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigError } from './environment';
+
+const KEY_BYTES = 32;
+
+export function decodeKey(variable: string, base64: string): Buffer {
+  const key = Buffer.from(base64.trim(), 'base64');
+  if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64.trim())) {
+    throw new ConfigError(variable, `must be the base64 of ${KEY_BYTES} bytes`);
+  }
+  return key;
+}
+
+/**
+ * The development key file (SPEC 9): created once with mode 0600 and read back by every later
+ * start. Several instances may start at once on a fresh directory, so the file is written
+ * aside and hard-linked into place, which either wins atomically or finds the winner's file.
+ */
+export function readOrCreateKeyFile(path: string): Buffer {
+  mkdirSync(dirname(path), { recursive: true });
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(aside, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(aside, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(aside);
+  }
+  return decodeKey(`SECRET_KEY (file ${path})`, readFileSync(path, 'utf8'));
+}

@@ -1,0 +1,47 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+
+/** A secret as stored: base64 of iv(12) || tag(16) || ciphertext, and the id of its key. */
+export interface SealedSecret {
+  readonly ciphertext: string;
+  readonly keyId: string;
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
+
+/**
+ * AES-256-GCM for secrets kept for later use (webhook signing secrets, provisioning secrets).
+ * New secrets use the current key; older ones open with whichever key their id names, so
+ * `SECRET_KEY` can be rotated by moving the old key to `PREVIOUS_SECRET_KEYS`.
+ */
+@Injectable()
+export class SecretBox {
+  private readonly currentId: string;
+  private readonly keys = new Map<string, Buffer>();
+
+  constructor(config: AppConfig) {
+    for (const key of config.secretKeys.previous) this.keys.set(keyIdOf(key), key);
+    this.currentId = keyIdOf(config.secretKeys.current);
+    this.keys.set(this.currentId, config.secretKeys.current);
+  }
+
+  seal(plaintext: string): SealedSecret {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), keyId: this.currentId };
+  }
+
+  open({ ciphertext, keyId }: SealedSecret): string {
+    const key = this.keys.get(keyId);
+    if (!key) throw new Error(`no key with id ${keyId} (was SECRET_KEY rotated without PREVIOUS_SECRET_KEYS?)`);
+    const blob = Buffer.from(ciphertext, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, IV_BYTES));
+    decipher.setAuthTag(blob.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return decipher.update(blob.subarray(IV_BYTES + TAG_BYTES), undefined, 'utf8') + decipher.final('utf8');
+  }
+}

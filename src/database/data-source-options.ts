@@ -1,0 +1,33 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../config/app-config';
+import { ENTITIES } from './entities';
+import { MYSQL_MIGRATIONS } from './migrations/mysql';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+
+/** TypeORM options for the configured store. Schema changes come only from the migrations. */
+export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  const common = { entities: ENTITIES, synchronize: false, migrationsRun: false, logging: false } as const;
+  if (database.type === 'sqlite') {
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: database.path,
+      migrations: SQLITE_MIGRATIONS,
+      enableWAL: database.path !== ':memory:',
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('busy_timeout = 5000');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: database.flavor,
+    url: database.url,
+    migrations: MYSQL_MIGRATIONS,
+    timezone: 'Z',
+    charset: 'utf8mb4_unicode_ci',
+    bigNumberStrings: false,
+    poolSize: database.poolSize,
+    connectTimeout: database.connectTimeoutMs,
+  };
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, QueryRunner } from 'typeorm';
+import { isDeadlock } from './database-errors';
+import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
+
+export type SqlValue = string | number | null;
+export type Row = Record<string, unknown>;
+
+/** Runs raw statements, alone or inside a transaction. */
+export interface SqlExecutor {
+  select<T extends Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** For INSERT/UPDATE/DELETE: the number of rows the statement touched. */
+  execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
+}
+
+const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * The raw-SQL side of the data layer, over TypeORM's DataSource. Hot paths and the
+ * multi-statement writes of the repositories go through here; everything else uses TypeORM
+ * repositories.
+ *
+ * Transactions: on MySQL each runs READ COMMITTED on its own pooled connection and is retried
+ * when InnoDB picks it as a deadlock victim; correctness comes from row locks and unique keys,
+ * so it holds across any number of instances. On SQLite TypeORM shares one connection between
+ * all callers, so two interleaved transactions would nest; they are queued here instead
+ * (SQLite allows one writer at a time anyway).
+ */
+@Injectable()
+export class Database implements SqlExecutor {
+  readonly dialect: SqlDialect;
+  private sqliteQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {
+    this.dialect = dataSource.options.type === 'better-sqlite3' ? SQLITE_DIALECT : MYSQL_DIALECT;
+  }
+
+  select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.dataSource.query(sql, params as SqlValue[]);
+  }
+
+  async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return (await runner.query(sql, params as SqlValue[], true)).affected ?? 0;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    if (this.dialect.name === 'sqlite') {
+      const run = this.sqliteQueue.then(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
+      this.sqliteQueue = run.catch(() => undefined);
+      return run;
+    }
+    return this.withDeadlockRetry(() =>
+      this.dataSource.transaction('READ COMMITTED', (m) => work(executorOn(m.queryRunner!))),
+    );
+  }
+
+  private async withDeadlockRetry<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (n >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+      }
+    }
+  }
+}
+
+function executorOn(runner: QueryRunner): SqlExecutor {
+  return {
+    select: (sql, params = []) => runner.query(sql, params as SqlValue[]),
+    execute: async (sql, params = []) => (await runner.query(sql, params as SqlValue[], true)).affected ?? 0,
+  };
+}

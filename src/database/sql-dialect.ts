@@ -1,0 +1,33 @@
+/**
+ * The few places where the SQL of MySQL/MariaDB and SQLite differ. Repositories write plain
+ * SQL with `?` placeholders and take these fragments from here.
+ */
+export interface SqlDialect {
+  readonly name: 'mysql' | 'sqlite';
+  /** The current UTC time, comparable with the stored `datetime` columns. */
+  readonly now: string;
+  /** Appended to a SELECT that must lock its rows until the transaction ends. */
+  readonly forUpdate: string;
+  /** `INSERT INTO table (columns) VALUES (...)` that does nothing when `key` already exists. */
+  insertUnlessExists(table: string, columns: readonly string[], key: string): string;
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+export const MYSQL_DIALECT: SqlDialect = {
+  name: 'mysql',
+  now: 'UTC_TIMESTAMP(3)',
+  forUpdate: ' FOR UPDATE',
+  // ON DUPLICATE KEY takes an exclusive lock on an existing row (INSERT IGNORE would take a
+  // shared one, and two writers upgrading it to exclusive would deadlock).
+  insertUnlessExists: (table, columns, key) =>
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON DUPLICATE KEY UPDATE ${key} = ${key}`,
+};
+
+export const SQLITE_DIALECT: SqlDialect = {
+  name: 'sqlite',
+  now: "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+  forUpdate: '',
+  insertUnlessExists: (table, columns, key) =>
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key}) DO NOTHING`,
+};

@@ -1,0 +1,20 @@
+import type { NextFunction, Request, Response } from 'express';
+import typeis from 'type-is';
+import { Errors } from './api-error';
+
+/** SPEC 4: bodies over this answer 413. */
+export const BODY_LIMIT = '16kb';
+export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
+
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * SPEC 4: a request with a body must be JSON (a PATCH may also send a JSON Merge Patch), else
+ * 415, before authentication and before the body is read. Runs ahead of the JSON parser.
+ */
+export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  if (!hasBody(req)) return next();
+  const accepted = req.method === 'PATCH' ? JSON_TYPES : JSON_TYPES.slice(0, 1);
+  next(typeis(req, accepted) ? undefined : Errors.unsupportedMediaType());
+}

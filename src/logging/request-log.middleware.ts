@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
+    id: string;
+  }
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * One JSON line per request (SPEC 9): id, method, route, status and duration. Written by hand
+ * rather than with pino-http so that no header, cookie or query string is ever serialized.
+ */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    const given = req.headers['x-request-id'];
+    req.id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    res.once('finish', () => {
+      const status = res.statusCode;
+      const level = status >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level]({
+        requestId: req.id,
+        method: req.method,
+        route: routeOf(req),
+        path: req.originalUrl.split('?')[0],
+        status,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+      }, 'request');
+    });
+    next();
+  };
+}
+
+/** The matched route pattern; null when no route matched (Nest's catch-all is not a route). */
+function routeOf(req: Request): string | null {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' && path !== '*path' ? path : null;
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { HostResolver } from './host-resolver';
+import { isPublicAddress } from './public-address';
+import { NOT_PUBLIC } from './url-rules';
+
+/** A URL that passed the static rules and whose host is a name. */
+export interface NamedUrl {
+  readonly field: string;
+  readonly hostname: string;
+}
+
+export type ResolutionVerdict =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'invalid'; readonly messages: string[] }
+  | { readonly kind: 'unavailable' };
+
+/** Answers that mean "this name has no address", as opposed to "the resolver failed". */
+const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME', 'ENONAME', 'EBADSTR']);
+
+interface Lookup {
+  readonly addresses: string[];
+  readonly failed: boolean;
+}
+
+/**
+ * SPEC 5.1 rules 6 and 7: every distinct host of a request is resolved once (A and AAAA in
+ * parallel), all concurrently; then a non-public answer beats a resolver failure, which beats
+ * "no address". Across URLs, any 400 beats a 503. Messages never show the addresses.
+ */
+@Injectable()
+export class UrlResolution {
+  constructor(private readonly resolver: HostResolver) {}
+
+  async check(urls: readonly NamedUrl[]): Promise<ResolutionVerdict> {
+    const lookups = new Map<string, Promise<Lookup>>();
+    for (const { hostname } of urls) {
+      if (!lookups.has(hostname)) lookups.set(hostname, this.lookup(hostname));
+    }
+    const outcomes = await Promise.all(
+      urls.map(async ({ field, hostname }) => ({ field, verdict: judge(await lookups.get(hostname)!) })),
+    );
+    const messages = outcomes.flatMap(({ field, verdict }) => (verdict.kind === 'invalid' ? [`${field}: ${verdict.problem}`] : []));
+    if (messages.length > 0) return { kind: 'invalid', messages };
+    if (outcomes.some(({ verdict }) => verdict.kind === 'unavailable')) return { kind: 'unavailable' };
+    return { kind: 'ok' };
+  }
+
+  private async lookup(hostname: string): Promise<Lookup> {
+    const answers = await Promise.allSettled([this.resolver.resolve4(hostname), this.resolver.resolve6(hostname)]);
+    return {
+      addresses: answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])),
+      failed: answers.some((a) => a.status === 'rejected' && !NO_ADDRESS.has((a.reason as { code?: string })?.code ?? '')),
+    };
+  }
+}
+
+type UrlVerdict = { readonly kind: 'ok' | 'unavailable' } | { readonly kind: 'invalid'; readonly problem: string };
+
+function judge({ addresses, failed }: Lookup): UrlVerdict {
+  if (addresses.some((address) => !isPublicAddress(address))) return { kind: 'invalid', problem: NOT_PUBLIC };
+  if (failed) return { kind: 'unavailable' };
+  if (addresses.length === 0) return { kind: 'invalid', problem: 'does not resolve' };
+  return { kind: 'ok' };
+}

@@ -1,0 +1,48 @@
+import { isPublicAddress } from './public-address';
+
+export const MAX_URL_LENGTH = 2048;
+
+/** The static verdict on one URL (SPEC 5.1 rules 1-5): no network involved. */
+export type UrlCheck =
+  | { readonly ok: true; readonly href: string; readonly hostname?: string }
+  | { readonly ok: false; readonly problem: string };
+
+/** Whitespace, control, format and separator characters: the WHATWG parser would drop some. */
+const INVISIBLE = /[\p{C}\p{Z}\s]/u;
+const DOTTED_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+const SPECIAL_USE_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.onion', '.invalid', '.alt'];
+
+const fail = (problem: string): UrlCheck => ({ ok: false, problem });
+export const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
+
+/**
+ * Rules 1-5 of SPEC 5.1. One WHATWG parse decides everything; its `href` is what is stored.
+ * When the host is a name, `hostname` is returned for resolution (rule 6); an IP literal is
+ * judged here and needs none.
+ */
+export function checkUrl(value: string): UrlCheck {
+  if ([...value].length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (INVISIBLE.test(value)) return fail('must not contain whitespace, control or invisible characters');
+
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('must be an absolute URL');
+  }
+  if (url.protocol !== 'https:') return fail('must use https');
+  if (url.username !== '' || url.password !== '') return fail('must not contain a username or password');
+  if (url.port === '0') return fail('port must be between 1 and 65535');
+  // Percent-encoding and IDNA can make the normalized form longer than what was sent.
+  if (url.href.length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters once normalized`);
+
+  const host = url.hostname;
+  if (host.startsWith('[')) return isPublicAddress(host.slice(1, -1)) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+  if (DOTTED_IPV4.test(host)) return isPublicAddress(host) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  if (name === 'localhost') return fail('must not point to localhost');
+  if (!name.includes('.')) return fail('host must be a fully qualified domain name');
+  if (SPECIAL_USE_SUFFIXES.some((suffix) => name.endsWith(suffix))) return fail('host must not be a special-use name');
+  return { ok: true, href: url.href, hostname: host };
+}

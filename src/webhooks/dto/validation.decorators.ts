@@ -1,0 +1,40 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsObject, IsString, Matches, ValidateIf, ValidateNested } from 'class-validator';
+import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
+import { WEBHOOK_NAME_PATTERN } from '../webhook.model';
+
+const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
+const given = (_: object, value: unknown) => value !== undefined;
+const givenNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
+
+const nameDoc = { type: String, pattern: WEBHOOK_NAME_PATTERN.source, example: 'payments-prod' };
+const urlDoc = { type: String, format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://hooks.example.com/platform' };
+
+/** A webhook name in a body; `required` makes a missing one an error. */
+export const WebhookNameField = ({ required }: { required: boolean }) =>
+  applyDecorators(
+    required ? ApiProperty(nameDoc) : ApiPropertyOptional(nameDoc),
+    required ? IsDefined({ message: 'is required' }) : ValidateIf(given),
+    IsString({ message: NAME_RULE }),
+    Matches(WEBHOOK_NAME_PATTERN, { message: NAME_RULE }),
+  );
+
+/** A URL string: its URL rules are checked after the shape, by the pipe. */
+export const UrlField = ({ required = false, nullable = false } = {}) =>
+  applyDecorators(
+    required ? ApiProperty(urlDoc) : ApiPropertyOptional({ ...urlDoc, nullable }),
+    required ? IsDefined({ message: 'is required' }) : ValidateIf(nullable ? givenNotNull : given),
+    IsString({ message: 'must be a string' }),
+  );
+
+/** An event group: an object of URL fields (or null in a patch, which clears the group). */
+export const GroupField = (type: () => new () => object, { nullable = false } = {}) =>
+  applyDecorators(
+    ApiPropertyOptional({ type, nullable }),
+    ValidateIf(nullable ? givenNotNull : given),
+    IsObject({ message: 'must be an object' }),
+    ValidateNested(),
+    Type(type),
+  );

@@ -1,0 +1,38 @@
+import { GroupField, UrlField, WebhookNameField } from './validation.decorators';
+
+export class TransactionEventsDto {
+  @UrlField() created?: string;
+  @UrlField() updated?: string;
+  @UrlField() completed?: string;
+}
+
+export class CardEventsDto {
+  @UrlField() updated?: string;
+}
+
+export class UserEventsDto {
+  @UrlField() updated?: string;
+}
+
+/** The URLs of a webhook as create and the legacy create-or-update take them: no nulls. */
+export class WebhookUrlsDto {
+  @UrlField({ required: true }) url: string;
+  @GroupField(() => TransactionEventsDto) transaction?: TransactionEventsDto;
+  @GroupField(() => CardEventsDto) card?: CardEventsDto;
+  @GroupField(() => UserEventsDto) user?: UserEventsDto;
+}
+
+/** `POST /webhook/{name}`: a body name is still accepted (legacy clients), and loses to the path. */
+export class CreateWebhookDto extends WebhookUrlsDto {
+  @WebhookNameField({ required: false }) name?: string;
+}
+
+/** `POST /webhook` (legacy create-or-update): the name comes only from the body. */
+export class ReplaceWebhookDto extends WebhookUrlsDto {
+  @WebhookNameField({ required: true }) name: string;
+}
+
+/** `DELETE /webhook` (legacy). */
+export class DeleteWebhookDto {
+  @WebhookNameField({ required: true }) name: string;
+}

@@ -1,0 +1,26 @@
+import { GroupField, UrlField } from './validation.decorators';
+
+export class TransactionEventsPatchDto {
+  @UrlField({ nullable: true }) created?: string | null;
+  @UrlField({ nullable: true }) updated?: string | null;
+  @UrlField({ nullable: true }) completed?: string | null;
+}
+
+export class CardEventsPatchDto {
+  @UrlField({ nullable: true }) updated?: string | null;
+}
+
+export class UserEventsPatchDto {
+  @UrlField({ nullable: true }) updated?: string | null;
+}
+
+/**
+ * `PATCH /webhook/{name}`, a JSON Merge Patch: members present change, null clears an event
+ * URL or a whole group; `url` cannot be null and `name` is not a member.
+ */
+export class WebhookPatchDto {
+  @UrlField() url?: string;
+  @GroupField(() => TransactionEventsPatchDto, { nullable: true }) transaction?: TransactionEventsPatchDto | null;
+  @GroupField(() => CardEventsPatchDto, { nullable: true }) card?: CardEventsPatchDto | null;
+  @GroupField(() => UserEventsPatchDto, { nullable: true }) user?: UserEventsPatchDto | null;
+}

@@ -1,0 +1,32 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WEBHOOK_NAME_PATTERN } from '../webhook.model';
+import { CardEventsDto, TransactionEventsDto, UserEventsDto } from './webhook-body.dto';
+
+/** A webhook as read back: `url` and only the groups and events that are set. */
+export class WebhookDto {
+  @ApiProperty({ format: 'uri' }) url: string;
+  @ApiPropertyOptional({ type: () => TransactionEventsDto }) transaction?: TransactionEventsDto;
+  @ApiPropertyOptional({ type: () => CardEventsDto }) card?: CardEventsDto;
+  @ApiPropertyOptional({ type: () => UserEventsDto }) user?: UserEventsDto;
+}
+
+export class NamedWebhookDto extends WebhookDto {
+  @ApiProperty({ pattern: WEBHOOK_NAME_PATTERN.source }) name: string;
+}
+
+const secretDoc = {
+  description: 'Signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here.',
+  pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+};
+
+export class CreatedWebhookDto extends NamedWebhookDto {
+  @ApiProperty(secretDoc) secret: string;
+}
+
+export class ReplacedWebhookDto extends WebhookDto {
+  @ApiProperty(secretDoc) secret: string;
+}
+
+export class DeleteResultDto {
+  @ApiProperty({ enum: ['ok'] }) code: 'ok';
+}

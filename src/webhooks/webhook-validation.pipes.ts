@@ -1,0 +1,140 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { Errors } from '../http/api-error';
+import { checkUrl } from '../url-safety/url-rules';
+import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, WebhookUrlsDto } from './dto/webhook-body.dto';
+import { WebhookPatchDto } from './dto/webhook-patch.dto';
+import { CheckedUrl, EVENT_GROUPS, EventField, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
+
+/*
+ * The validation of SPEC 5 before any database or DNS work, in one place. A request breaking
+ * several rules gets the code of the first kind it breaks: the name (`invalid name`), then the
+ * shape (`bad request`), then the static URL rules (`invalid url`); `message` names every
+ * offending field of that kind.
+ */
+
+const NAME_RULE = `name: must match ${WEBHOOK_NAME_PATTERN.source}`;
+
+/** The `{name}` path parameter. */
+@Injectable()
+export class WebhookNamePipe implements PipeTransform<string, string> {
+  transform(name: string): string {
+    if (!WEBHOOK_NAME_PATTERN.test(name)) throw Errors.invalidName([NAME_RULE]);
+    return name;
+  }
+}
+
+/** `POST /webhook/{name}`: the URLs, and the body name when one was sent. */
+@Injectable()
+export class CreateWebhookBodyPipe implements PipeTransform<unknown, { name?: string; draft: WebhookDraft }> {
+  transform(body: unknown) {
+    const dto = validateShape(CreateWebhookDto, body);
+    return { name: dto.name, draft: toDraft(dto) };
+  }
+}
+
+/** `POST /webhook` (legacy create-or-update). */
+@Injectable()
+export class ReplaceWebhookBodyPipe implements PipeTransform<unknown, { name: string; draft: WebhookDraft }> {
+  transform(body: unknown) {
+    const dto = validateShape(ReplaceWebhookDto, body);
+    return { name: dto.name, draft: toDraft(dto) };
+  }
+}
+
+/** `DELETE /webhook` (legacy). */
+@Injectable()
+export class DeleteWebhookBodyPipe implements PipeTransform<unknown, string> {
+  transform(body: unknown): string {
+    return validateShape(DeleteWebhookDto, body).name;
+  }
+}
+
+/** `PATCH /webhook/{name}`. */
+@Injectable()
+export class WebhookPatchBodyPipe implements PipeTransform<unknown, WebhookPatch> {
+  transform(body: unknown): WebhookPatch {
+    const dto = validateShape(WebhookPatchDto, body);
+    const given: [UrlField, string | null][] = dto.url === undefined ? [] : [['url', dto.url]];
+    for (const [group, members] of Object.entries(EVENT_GROUPS)) {
+      const value = dto[group as keyof typeof EVENT_GROUPS] as Record<string, string | null | undefined> | null | undefined;
+      if (value === undefined) continue;
+      for (const member of members) {
+        const url = value === null ? null : value[member];
+        if (url !== undefined) given.push([`${group}.${member}` as EventField, url]);
+      }
+    }
+    const checked = checkUrls(given);
+    const { url, ...events } = Object.fromEntries(checked) as Record<UrlField, CheckedUrl | null>;
+    return url === undefined ? { events } : { url: url!, events };
+  }
+}
+
+function toDraft(dto: WebhookUrlsDto): WebhookDraft {
+  const given: [UrlField, string][] = [['url', dto.url]];
+  for (const [group, members] of Object.entries(EVENT_GROUPS)) {
+    const value = dto[group as keyof typeof EVENT_GROUPS] as Record<string, string | undefined> | undefined;
+    for (const member of members) {
+      if (value?.[member] !== undefined) given.push([`${group}.${member}` as EventField, value[member]!]);
+    }
+  }
+  const { url, ...events } = Object.fromEntries(checkUrls(given)) as Record<UrlField, CheckedUrl>;
+  return { url, events };
+}
+
+/** The static URL rules (SPEC 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
+function checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {
+  const problems: string[] = [];
+  const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {
+    if (value === null) return [field, value as Extract<T, null>];
+    const verdict = checkUrl(value);
+    if (!verdict.ok) problems.push(`${field}: ${verdict.problem}`);
+    return [field, verdict.ok ? { href: verdict.href, hostname: verdict.hostname } : { href: '' }];
+  });
+  if (problems.length > 0) throw Errors.invalidUrl(problems);
+  return checked;
+}
+
+/** Keys that would reach Object.prototype; class-transformer skips them silently, so refuse here. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function forbiddenKeys(value: unknown, path = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.keys(value).flatMap((key) => {
+    const at = path ? `${path}.${key}` : key;
+    return FORBIDDEN_KEYS.has(key) ? [`${at}: unknown member`] : forbiddenKeys((value as Record<string, unknown>)[key], at);
+  });
+}
+
+/** class-validator over a JSON body; throws `invalid name` or `bad request`. */
+function validateShape<T extends object>(dto: ClassConstructor<T>, body: unknown): T {
+  const plain = body ?? {};
+  if (typeof plain !== 'object' || Array.isArray(plain)) throw Errors.badRequest(['body: must be a JSON object']);
+  const forbidden = forbiddenKeys(plain);
+  if (forbidden.length > 0) throw Errors.badRequest(forbidden);
+
+  const instance = plainToInstance(dto, plain);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
+  const problems = errors.flatMap((error) => flatten(error, ''));
+  // A name the body may carry but got wrong; a `name` the body may not carry is a shape error.
+  const nameProblems = problems.filter((p) => p.path === 'name' && !p.unknownMember);
+  if (nameProblems.length > 0) throw Errors.invalidName(nameProblems.map((p) => p.message));
+  if (problems.length > 0) throw Errors.badRequest(problems.map((p) => p.message));
+  return instance;
+}
+
+interface Problem {
+  path: string;
+  message: string;
+  unknownMember: boolean;
+}
+
+function flatten(error: ValidationError, parent: string): Problem[] {
+  const path = parent ? `${parent}.${error.property}` : error.property;
+  const own = Object.entries(error.constraints ?? {}).map(([rule, text]): Problem => {
+    const unknownMember = rule === 'whitelistValidation';
+    return { path, unknownMember, message: `${path}: ${unknownMember ? 'unknown member' : text}` };
+  });
+  return [...own, ...(error.children ?? []).flatMap((child) => flatten(child, path))];
+}

@@ -1,0 +1,123 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { Authenticated, Caller } from '../auth/auth.decorators';
+import type { SessionCaller } from '../auth/auth-policy';
+import { ApiErrorResponses } from '../http/openapi-errors';
+import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto } from './dto/webhook-body.dto';
+import { WebhookPatchDto } from './dto/webhook-patch.dto';
+import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, WebhookDto } from './dto/webhook-responses.dto';
+import {
+  CreateWebhookBodyPipe,
+  DeleteWebhookBodyPipe,
+  ReplaceWebhookBodyPipe,
+  WebhookNamePipe,
+  WebhookPatchBodyPipe,
+} from './webhook-validation.pipes';
+import type { WebhookDraft, WebhookPatch } from './webhook.model';
+import { WEBHOOK_NAME_PATTERN } from './webhook.model';
+import { WebhooksService } from './webhooks.service';
+
+const NameParam = () => ApiParam({ name: 'name', schema: { type: 'string', pattern: WEBHOOK_NAME_PATTERN.source } });
+const DELETED = { code: 'ok' } as const;
+
+@ApiTags('webhooks')
+@ApiExtraModels(WebhookDto)
+@Authenticated({ roles: ['owner', 'admin'] })
+@Controller('webhook')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The organization's webhooks, keyed by name (keys sorted)" })
+  @ApiOkResponse({ schema: { type: 'object', additionalProperties: { $ref: getSchemaPath(WebhookDto) } } })
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  getWebhooks(@Caller() caller: SessionCaller): Promise<string> {
+    return this.webhooks.listJson(caller.organizationId);
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'One webhook' })
+  @NameParam()
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiErrorResponses({ 400: ['invalid name'], 404: ['not found'] })
+  getWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+    return this.webhooks.get(caller.organizationId, name);
+  }
+
+  @Post(':name')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a webhook; the answer carries its signing secret, shown only once' })
+  @NameParam()
+  @ApiBody({ type: CreateWebhookDto })
+  @ApiCreatedResponse({ type: CreatedWebhookDto })
+  @ApiErrorResponses({
+    400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
+    409: ['name conflict'],
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+    503: ['dns unavailable'],
+  })
+  createWebhook(
+    @Caller() caller: SessionCaller,
+    @Param('name', WebhookNamePipe) name: string,
+    @Body(CreateWebhookBodyPipe) body: { draft: WebhookDraft },
+  ) {
+    return this.webhooks.create(caller.organizationId, name, body.draft);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create or replace a webhook (legacy); keeps and returns the signing secret' })
+  @ApiBody({ type: ReplaceWebhookDto })
+  @ApiOkResponse({ type: ReplacedWebhookDto })
+  @ApiErrorResponses({
+    400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+    503: ['dns unavailable'],
+  })
+  replaceWebhook(@Caller() caller: SessionCaller, @Body(ReplaceWebhookBodyPipe) body: { name: string; draft: WebhookDraft }) {
+    return this.webhooks.replace(caller.organizationId, body.name, body.draft);
+  }
+
+  @Patch(':name')
+  @ApiOperation({ summary: 'Update a webhook (JSON Merge Patch); the secret is kept and not returned' })
+  @NameParam()
+  @ApiConsumes('application/json', 'application/merge-patch+json')
+  @ApiBody({ type: WebhookPatchDto })
+  @ApiOkResponse({ type: NamedWebhookDto })
+  @ApiErrorResponses({
+    400: ['invalid name', 'bad request', 'invalid url'],
+    404: ['not found'],
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+    503: ['dns unavailable'],
+  })
+  updateWebhook(
+    @Caller() caller: SessionCaller,
+    @Param('name', WebhookNamePipe) name: string,
+    @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
+  ) {
+    return this.webhooks.update(caller.organizationId, name, patch);
+  }
+
+  @Delete(':name')
+  @ApiOperation({ summary: 'Delete a webhook; deleting the last one removes the source record' })
+  @NameParam()
+  @ApiOkResponse({ type: DeleteResultDto })
+  @ApiErrorResponses({ 400: ['invalid name'], 404: ['not found'] })
+  async deleteWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+    await this.webhooks.remove(caller.organizationId, name);
+    return DELETED;
+  }
+
+  @Delete()
+  @ApiOperation({ summary: 'Delete a webhook by body name (legacy); succeeds when it does not exist' })
+  @ApiBody({ type: DeleteWebhookDto })
+  @ApiOkResponse({ type: DeleteResultDto })
+  @ApiErrorResponses({ 400: ['invalid name', 'bad request'], 413: ['payload too large'], 415: ['unsupported media type'] })
+  async deleteWebhookByBody(@Caller() caller: SessionCaller, @Body(DeleteWebhookBodyPipe) name: string) {
+    await this.webhooks.removeIfExists(caller.organizationId, name);
+    return DELETED;
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { SecretBox } from '../crypto/secret-box';
+import { Errors } from '../http/api-error';
+import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
+import {
+  CheckedUrl,
+  EventField,
+  newSigningSecret,
+  StoredWebhook,
+  toWebhookBody,
+  UrlField,
+  WebhookBody,
+  WebhookDraft,
+  webhookListJson,
+  WebhookPatch,
+} from './webhook.model';
+import { UrlColumns, WebhooksRepository } from './webhooks.repository';
+
+export type CreatedWebhook = { name: string } & WebhookBody & { secret: string };
+export type ReplacedWebhook = WebhookBody & { secret: string };
+export type NamedWebhook = { name: string } & WebhookBody;
+
+/**
+ * The webhook operations of SPEC 5.3 for one organization. Input arrives validated by the
+ * pipes (name, shape, static URL rules); here come the checks that need the database (which
+ * run before any DNS work), then name resolution, then the atomic write, which enforces
+ * the name and the cap again.
+ */
+@Injectable()
+export class WebhooksService {
+  private readonly max: number;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly resolution: UrlResolution,
+    private readonly secrets: SecretBox,
+    config: AppConfig,
+  ) {
+    this.max = config.webhooksPerOrgMax;
+  }
+
+  async listJson(organizationId: number): Promise<string> {
+    return webhookListJson(await this.webhooks.listByOrganization(organizationId));
+  }
+
+  async get(organizationId: number, name: string): Promise<WebhookBody> {
+    const webhook = await this.webhooks.findByName(organizationId, name);
+    if (!webhook) throw Errors.notFound();
+    return toWebhookBody(webhook);
+  }
+
+  async create(organizationId: number, name: string, draft: WebhookDraft): Promise<CreatedWebhook> {
+    const { taken, count } = await this.webhooks.census(organizationId, name);
+    if (taken) throw Errors.nameConflict();
+    if (count >= this.max) throw Errors.limitReached(this.max);
+    await this.requireResolvable(draftUrls(draft));
+
+    const secret = newSigningSecret();
+    const outcome = await this.webhooks.insert(organizationId, name, draftColumns(draft), this.secrets.seal(secret), this.max);
+    if (outcome === 'name conflict') throw Errors.nameConflict();
+    if (outcome === 'limit reached') throw Errors.limitReached(this.max);
+    return { name, ...toWebhookBody(stored(draft)), secret };
+  }
+
+  /** Legacy create-or-update: replaces the URLs, keeps the secret, answers it either way. */
+  async replace(organizationId: number, name: string, draft: WebhookDraft): Promise<ReplacedWebhook> {
+    const { taken, count } = await this.webhooks.census(organizationId, name);
+    if (!taken && count >= this.max) throw Errors.limitReached(this.max);
+    await this.requireResolvable(draftUrls(draft));
+
+    const sealed = this.secrets.seal(newSigningSecret());
+    const secret = await this.webhooks.replace(organizationId, name, draftColumns(draft), sealed, this.max);
+    if (secret === 'limit reached') throw Errors.limitReached(this.max);
+    return { ...toWebhookBody(stored(draft)), secret: this.secrets.open(secret) };
+  }
+
+  async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhook> {
+    if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
+    const given = patchUrls(patch);
+    await this.requireResolvable(given.filter((entry): entry is [UrlField, CheckedUrl] => entry[1] !== null));
+
+    const changes = Object.fromEntries(given.map(([field, url]) => [field, url === null ? null : url.href])) as UrlColumns;
+    const updated = await this.webhooks.patch(organizationId, name, changes);
+    if (!updated) throw Errors.notFound();
+    return { name, ...toWebhookBody(updated) };
+  }
+
+  async remove(organizationId: number, name: string): Promise<void> {
+    if (!(await this.webhooks.delete(organizationId, name))) throw Errors.notFound();
+  }
+
+  /** Legacy delete: clients retry deletes, so an absent webhook is not an error. */
+  async removeIfExists(organizationId: number, name: string): Promise<void> {
+    await this.webhooks.delete(organizationId, name);
+  }
+
+  private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {
+    const named: NamedUrl[] = urls.flatMap(([field, { hostname }]) => (hostname === undefined ? [] : [{ field, hostname }]));
+    if (named.length === 0) return;
+    const verdict = await this.resolution.check(named);
+    if (verdict.kind === 'invalid') throw Errors.invalidUrl(verdict.messages);
+    if (verdict.kind === 'unavailable') throw Errors.dnsUnavailable();
+  }
+}
+
+const draftUrls = (draft: WebhookDraft): [UrlField, CheckedUrl][] => [
+  ['url', draft.url],
+  ...(Object.entries(draft.events) as [EventField, CheckedUrl][]),
+];
+
+const patchUrls = (patch: WebhookPatch): [UrlField, CheckedUrl | null][] => [
+  ...(patch.url ? ([['url', patch.url]] as [UrlField, CheckedUrl][]) : []),
+  ...(Object.entries(patch.events) as [EventField, CheckedUrl | null][]),
+];
+
+const stored = (draft: WebhookDraft): StoredWebhook => ({
+  url: draft.url.href,
+  events: Object.fromEntries(Object.entries(draft.events).map(([field, url]) => [field, url!.href])),
+});
+
+const draftColumns = (draft: WebhookDraft): UrlColumns => {
+  const { url, events } = stored(draft);
+  return { url, ...events };
+};
