@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import type { TestProject } from 'vitest/node';
 
@@ -9,10 +10,13 @@ declare module 'vitest' {
 }
 
 /**
- * Decides once per run whether the e2e suites can use MariaDB. With CI set, an unreachable
- * MariaDB fails the run instead of skipping its suites.
+ * Once per run: builds dist/ (suites that test the real processes spawn dist/main.js and
+ * dist/cli.js), and decides whether the e2e suites can use MariaDB. With CI set, an
+ * unreachable MariaDB fails the run instead of skipping its suites.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+
   const url = process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
   try {
     const connection = await mysql.createConnection({ uri: url, connectTimeout: 3000 });

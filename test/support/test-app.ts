@@ -21,6 +21,13 @@ export interface TestAppOptions {
   zone?: Zone;
   /** More environment variables (SPEC 2 names). */
   env?: Record<string, string>;
+  /**
+   * Serve this database instead of a new one: another instance of the service on it. The
+   * instance that created the database drops it on close; the others leave it.
+   */
+  database?: TestDatabase;
+  /** Share the first instance's SECRET_KEY (instances on one database must). */
+  secretKey?: string;
 }
 
 /**
@@ -34,16 +41,17 @@ export class TestApp {
     readonly database: TestDatabase,
     readonly dns: TestDnsServer,
     readonly logs: string[],
+    private readonly ownsDatabase: boolean,
   ) {}
 
   static async start(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
-    const database = await createTestDatabase(kind);
+    const database = options.database ?? (await createTestDatabase(kind));
     const dns = await startDnsServer(options.zone);
     const config = loadAppConfig({
       DATABASE_URL: database.url,
       DNS_SERVERS: dns.address,
       DNS_TIMEOUT_MS: '300',
-      SECRET_KEY: randomBytes(32).toString('base64'),
+      SECRET_KEY: options.secretKey ?? randomBytes(32).toString('base64'),
       LOG_LEVEL: 'info',
       ...options.env,
     });
@@ -56,7 +64,12 @@ export class TestApp {
     const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
     configureApp(app);
     await app.init();
-    return new TestApp(app, config, database, dns, logs);
+    return new TestApp(app, config, database, dns, logs, options.database === undefined);
+  }
+
+  /** Another instance of the service on this instance's database, with the same key. */
+  another(options: Omit<TestAppOptions, 'database' | 'secretKey'> = {}): Promise<TestApp> {
+    return TestApp.start(this.database.kind, { ...options, database: this.database, secretKey: this.config.secretKeys.current.toString('base64') });
   }
 
   http(): TestAgent {
@@ -83,6 +96,6 @@ export class TestApp {
   async close(): Promise<void> {
     await this.app.close();
     await this.dns.close();
-    await this.database.drop();
+    if (this.ownsDatabase) await this.database.drop();
   }
 }

@@ -1,0 +1,43 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const DIST = join(__dirname, '..', '..', 'dist');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built operator CLI (`node dist/cli.js ...`) with this environment. */
+export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(DIST, 'cli.js'), ...args], { env: { PATH: process.env.PATH, ...env }, cwd }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Starts the built server (`node dist/main.js`); `output` collects stdout and stderr. */
+export function startServer(env: Record<string, string>, cwd?: string): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [join(DIST, 'main.js')], { env: { PATH: process.env.PATH, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  child.stdout!.on('data', (chunk) => output.push(String(chunk)));
+  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+/** Polls `url` until it answers 200, or fails after `timeoutMs`. */
+export async function waitForHealthy(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not healthy after ${timeoutMs}ms`);
+}
