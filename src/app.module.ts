@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, RouterModule } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
+import { CardsModule } from './cards/cards.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
@@ -11,7 +12,7 @@ import { LoggingModule } from './logging/logging.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
-const API_MODULES = [WebhooksModule];
+const API_MODULES = [WebhooksModule, CardsModule];
 
 /** The HTTP service, for one validated configuration. */
 @Module({})

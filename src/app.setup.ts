@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
+import { noStore } from './http/no-store';
 import { NestPinoLogger } from './logging/nest-logger';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
@@ -16,6 +17,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.useLogger(new NestPinoLogger(logger));
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(noStore);
   app.use(requestLog(logger));
   app.use(requireJsonBody);
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
@@ -30,7 +32,7 @@ function setUpOpenApi(app: NestExpressApplication): void {
       .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
       .setVersion('1')
       .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'wallet_extension access token' }, WALLET_SCHEME)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A wallet_extension access token (card provisioning only)' }, WALLET_SCHEME)
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', });

@@ -1,14 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { CardsModule } from '../cards/cards.module';
 import { ConfigModule } from '../config/config.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentityModule } from '../identity/identity.module';
+import { CardCommand, CardCreateCommand, CardSetStatusCommand } from './commands/card.command';
+import { IssuerCommand, IssuerCreateCommand } from './commands/issuer.command';
 import { MemberAddCommand, MemberCommand } from './commands/member.command';
 import { MigrateCommand } from './commands/migrate.command';
 import { OrgCommand, OrgCreateCommand } from './commands/org.command';
 import { SessionCommand, SessionCreateCommand, SessionRevokeCommand } from './commands/session.command';
 import { UserCommand, UserCreateCommand } from './commands/user.command';
+import { WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand } from './commands/wallet-token.command';
 
 /** The operator CLI (SPEC 8): the same configuration and services as the server, no HTTP. */
 @Module({})
@@ -16,13 +20,16 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule, IdentityModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule, IdentityModule, CardsModule],
       providers: [
         MigrateCommand,
         OrgCommand, OrgCreateCommand,
         UserCommand, UserCreateCommand,
         MemberCommand, MemberAddCommand,
         SessionCommand, SessionCreateCommand, SessionRevokeCommand,
+        IssuerCommand, IssuerCreateCommand,
+        CardCommand, CardCreateCommand, CardSetStatusCommand,
+        WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand,
       ],
     };
   }

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { OperationError } from '../common/operation-error';
+import { SecretBox } from '../crypto/secret-box';
+import { Errors } from '../http/api-error';
+import { IdentityService } from '../identity/identity.service';
+import { CardsRepository } from './cards.repository';
+import { CardStatus } from './entities/card.entity';
+import { IssuerPort, ProvisioningCredentials } from './issuer.port';
+
+export interface CardIssuance {
+  issuerId: number;
+  provisioningId: string;
+  provisioningSecret: string;
+}
+
+/** Card push-provisioning (SPEC 6) and the operator's card commands (SPEC 8). */
+@Injectable()
+export class CardsService {
+  constructor(
+    private readonly cards: CardsRepository,
+    private readonly issuer: IssuerPort,
+    private readonly secrets: SecretBox,
+    private readonly identity: IdentityService,
+  ) {}
+
+  /** The credentials of the user's newest active or frozen card: 404 no card, 403 no issuer. */
+  async provisioningFor(userId: number): Promise<ProvisioningCredentials> {
+    const card = await this.cards.findNewestProvisionable(userId);
+    if (!card) throw Errors.noCard();
+    if (card.issuerId === null || card.provisioningId === null || card.ciphertext === null || card.keyId === null) {
+      throw Errors.noIssuer();
+    }
+    return this.issuer.provisioningCredentials({
+      cardId: card.cardId,
+      issuerId: card.issuerId,
+      provisioningId: card.provisioningId,
+      provisioningSecret: { ciphertext: card.ciphertext, keyId: card.keyId },
+    });
+  }
+
+  createIssuer(name: string): Promise<number> {
+    return this.cards.createIssuer(name);
+  }
+
+  /** The user must be a member of the organization; credentials only with an issuer. */
+  async createCard(userId: number, organizationId: number, status: CardStatus, issuance?: CardIssuance): Promise<number> {
+    await this.identity.requireUser(userId);
+    await this.identity.requireMembership(organizationId, userId);
+    if (issuance && !(await this.cards.issuerExists(issuance.issuerId))) {
+      throw new OperationError('not found', `no issuer ${issuance.issuerId}`);
+    }
+    return this.cards.createCard({
+      userId,
+      organizationId,
+      status,
+      issuer: issuance && {
+        issuerId: issuance.issuerId,
+        provisioningId: issuance.provisioningId,
+        provisioningSecret: this.secrets.seal(issuance.provisioningSecret),
+      },
+    });
+  }
+
+  async setStatus(cardId: number, status: CardStatus): Promise<void> {
+    if (!(await this.cards.setStatus(cardId, status))) throw new OperationError('not found', `no card ${cardId}`);
+  }
+}
