@@ -32,7 +32,7 @@ function setUpOpenApi(app: NestExpressApplication): void {
       .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
       .setVersion('1')
       .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A wallet_extension access token (card provisioning only)' }, WALLET_SCHEME)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A wallet_extension access token (card provisioning only)' }, WALLET_SCHEME)
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', });

@@ -32,7 +32,8 @@ export const UrlField = ({ required = false, nullable = false } = {}) =>
 /** An event group: an object of URL fields (or null in a patch, which clears the group). */
 export const GroupField = (type: () => new () => object, { nullable = false } = {}) =>
   applyDecorators(
-    ApiPropertyOptional({ type, nullable }),
+    // Written as a `type` property: Swagger recognizes lazy types by that function name.
+    ApiPropertyOptional({ type: () => type(), nullable }),
     ValidateIf(nullable ? givenNotNull : given),
     IsObject({ message: 'must be an object' }),
     ValidateNested(),
