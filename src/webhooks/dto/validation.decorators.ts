@@ -1,13 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, IsString, Matches, ValidateIf, ValidateNested } from 'class-validator';
+import { IsObject, IsString, Matches, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
 import { WEBHOOK_NAME_PATTERN } from '../webhook.model';
 
 const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
 const given = (_: object, value: unknown) => value !== undefined;
 const givenNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
+
+/** A required member must be present; a present null is then a type error ("must be a string"). */
+const Present = () =>
+  ValidateBy({ name: 'isPresent', validator: { validate: (value) => value !== undefined, defaultMessage: () => 'is required' } });
 
 const nameDoc = { type: String, pattern: WEBHOOK_NAME_PATTERN.source, example: 'payments-prod' };
 const urlDoc = { type: String, format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://hooks.example.com/platform' };
@@ -16,7 +20,7 @@ const urlDoc = { type: String, format: 'uri', maxLength: MAX_URL_LENGTH, example
 export const WebhookNameField = ({ required }: { required: boolean }) =>
   applyDecorators(
     required ? ApiProperty(nameDoc) : ApiPropertyOptional(nameDoc),
-    required ? IsDefined({ message: 'is required' }) : ValidateIf(given),
+    required ? Present() : ValidateIf(given),
     IsString({ message: NAME_RULE }),
     Matches(WEBHOOK_NAME_PATTERN, { message: NAME_RULE }),
   );
@@ -25,7 +29,7 @@ export const WebhookNameField = ({ required }: { required: boolean }) =>
 export const UrlField = ({ required = false, nullable = false } = {}) =>
   applyDecorators(
     required ? ApiProperty(urlDoc) : ApiPropertyOptional({ ...urlDoc, nullable }),
-    required ? IsDefined({ message: 'is required' }) : ValidateIf(nullable ? givenNotNull : given),
+    required ? Present() : ValidateIf(nullable ? givenNotNull : given),
     IsString({ message: 'must be a string' }),
   );
 
