@@ -12,12 +12,16 @@ export const Authenticated = ({ roles }: { roles: readonly Role[] }) =>
   applyDecorators(
     policy({ kind: 'session', roles }),
     ApiCookieAuth(SESSION_SCHEME),
-    ApiErrorResponses({ 401: ['unauthorized'], 403: ['no organization', 'no permission'] }),
+    ApiErrorResponses({ 401: ['unauthorized'], 403: ['no organization', 'no permission'], 503: ['unavailable'] }),
   );
 
 /** A route for wallet-extension bearer tokens only: any cookie makes it answer 401. */
 export const WalletExtension = () =>
-  applyDecorators(policy({ kind: 'wallet-extension' }), ApiBearerAuth(WALLET_SCHEME), ApiErrorResponses({ 401: ['unauthorized'] }));
+  applyDecorators(
+    policy({ kind: 'wallet-extension' }),
+    ApiBearerAuth(WALLET_SCHEME),
+    ApiErrorResponses({ 401: ['unauthorized'], 503: ['unavailable'] }),
+  );
 
 /** A route anyone may call (health). */
 export const Public = () => policy({ kind: 'public' });

@@ -101,15 +101,16 @@ export function parseDatabaseUrl(value: string, cwd: string, poolSize: number, c
 
 function parseDnsServers(value: string): string[] {
   const servers = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const server of servers) {
-    const match = /^\[([^\]]+)\]:(\d+)$/.exec(server) ?? /^([^:]+):(\d+)$/.exec(server);
-    const [address, port] = match ? [match[1], Number(match[2])] : [server, 53];
+  if (servers.length === 0) throw new ConfigError('DNS_SERVERS', 'empty list');
+  return servers.map((server) => {
+    const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+):(\d+)$/.exec(server);
+    const [address, port] = match ? [match[1], Number(match[2] ?? 53)] : [server, 53];
     if (isIP(address) === 0 || !(port >= 1 && port <= 65535)) {
       throw new ConfigError('DNS_SERVERS', `invalid server ${JSON.stringify(server)} (ip or ip:port, comma-separated)`);
     }
-  }
-  if (servers.length === 0) throw new ConfigError('DNS_SERVERS', 'empty list');
-  return servers;
+    // The forms c-ares takes: a bare address, or ip:port / [v6]:port.
+    return port === 53 && !match ? address : isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+  });
 }
 
 function currentKey(secretKey: string | undefined, production: boolean, cwd: string): Buffer {

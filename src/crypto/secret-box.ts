@@ -40,7 +40,9 @@ export class SecretBox {
     const key = this.keys.get(keyId);
     if (!key) throw new Error(`no key with id ${keyId} (was SECRET_KEY rotated without PREVIOUS_SECRET_KEYS?)`);
     const blob = Buffer.from(ciphertext, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, IV_BYTES));
+    if (blob.length < IV_BYTES + TAG_BYTES) throw new Error('sealed secret too short');
+    // The tag length is fixed: GCM would otherwise accept a truncated (forgeable) tag.
+    const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(blob.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return decipher.update(blob.subarray(IV_BYTES + TAG_BYTES), undefined, 'utf8') + decipher.final('utf8');
   }

@@ -1,3 +1,5 @@
+import { CannotExecuteNotConnectedError, ConnectionIsNotSetError, TypeORMError } from 'typeorm';
+
 /** Classifies driver errors (mysql2, better-sqlite3), bare or wrapped in TypeORM's QueryFailedError. */
 
 interface DriverError {
@@ -17,10 +19,16 @@ const UNREACHABLE = new Set([
   'POOL_CLOSED', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR',
 ]);
 
+
 /** The database cannot be reached or cannot serve right now: answer 503, not 500. */
 export const isDatabaseUnavailable = (error: unknown): boolean => {
   const e = driverError(error);
-  return (e.code !== undefined && UNREACHABLE.has(e.code)) || e.fatal === true;
+  if ((e.code !== undefined && UNREACHABLE.has(e.code)) || e.fatal === true) return true;
+  // A DataSource that is not (or no longer) connected. TypeORM's MySQL driver and
+  // better-sqlite3 say so only in their messages.
+  if (error instanceof ConnectionIsNotSetError || error instanceof CannotExecuteNotConnectedError) return true;
+  if (error instanceof TypeORMError && /^Connection is not established/.test(error.message)) return true;
+  return e instanceof TypeError && /database connection is not open/.test(e.message);
 };
 
 export const isDeadlock = (error: unknown): boolean => {

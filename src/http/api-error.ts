@@ -49,7 +49,7 @@ export const Errors = {
   badRequest: (messages?: string[]) => new ApiError(400, 'bad request', messages),
   invalidName: (messages: string[]) => new ApiError(400, 'invalid name', messages),
   invalidUrl: (messages: string[]) => new ApiError(400, 'invalid url', messages),
-  limitReached: (max: number) => new ApiError(400, 'limit reached', [`an organization has at most ${max} webhooks`]),
+  limitReached: (max: number) => new ApiError(400, 'limit reached', [`an organization has at most ${max} webhook${max === 1 ? '' : 's'}`]),
   unauthorized: () => new ApiError(401, 'unauthorized'),
   noOrganization: () => new ApiError(403, 'no organization'),
   noPermission: () => new ApiError(403, 'no permission'),

@@ -47,7 +47,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), path);
       return allow.length > 0 ? Errors.methodNotAllowed(allow) : Errors.notFound();
     }
-    if (exception instanceof HttpException && exception.getStatus() < 500) {
+    // Client errors of Nest and its libraries, and their 503 (Terminus: database down).
+    if (exception instanceof HttpException && (exception.getStatus() < 500 || exception.getStatus() === 503)) {
       return (BY_STATUS[exception.getStatus()] ?? Errors.badRequest)();
     }
     if (isDatabaseUnavailable(exception)) {

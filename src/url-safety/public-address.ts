@@ -35,6 +35,24 @@ function isPublicV6(address: IPv6): boolean {
   return address.match(IPV6_GLOBAL_UNICAST) && !IPV6_SPECIAL_IN_GLOBAL.some((range) => address.match(range));
 }
 
+const DOTTED_TAIL = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/**
+ * An IPv6 address whose last 32 bits are written as a dotted IPv4 address, rewritten as two
+ * hex groups. ipaddr.js reads '::a.b.c.d' (IPv4-compatible, which is how c-ares prints an
+ * AAAA answer inside ::/96) as '::ffff:a.b.c.d' (IPv4-mapped) and would judge it by its IPv4
+ * part; rewritten, it lands in ::/8 as SPEC 5.2 says. Undefined for a tail that is not four
+ * decimal octets: no resolver or URL parser prints one, so it is refused.
+ */
+function withHexTail(address: string): string | undefined {
+  if (!address.includes('.')) return address;
+  const match = DOTTED_TAIL.exec(address);
+  const octets = match?.slice(2).map(Number);
+  if (!match || !octets || octets.some((octet) => octet > 255)) return undefined;
+  const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
+  return `${match[1]}${hex(octets[0], octets[1])}:${hex(octets[2], octets[3])}`;
+}
+
 /**
  * Whether a canonical address (dotted-quad IPv4 as the WHATWG parser and resolvers print it,
  * or IPv6 without brackets) may be the target of a webhook. Anything that does not parse as
@@ -42,6 +60,7 @@ function isPublicV6(address: IPv6): boolean {
  */
 export function isPublicAddress(address: string): boolean {
   if (ipaddr.IPv4.isValidFourPartDecimal(address)) return isPublicV4(ipaddr.IPv4.parse(address));
-  if (ipaddr.IPv6.isValid(address) && !address.includes('%')) return isPublicV6(ipaddr.IPv6.parse(address));
+  const v6 = withHexTail(address);
+  if (v6 !== undefined && ipaddr.IPv6.isValid(v6) && !v6.includes('%')) return isPublicV6(ipaddr.IPv6.parse(v6));
   return false;
 }

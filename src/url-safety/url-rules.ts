@@ -43,6 +43,10 @@ export function checkUrl(value: string): UrlCheck {
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
   if (name === 'localhost') return fail('must not point to localhost');
   if (!name.includes('.')) return fail('host must be a fully qualified domain name');
-  if (SPECIAL_USE_SUFFIXES.some((suffix) => name.endsWith(suffix))) return fail('host must not be a special-use name');
+  // Empty labels (a.. or a second trailing dot) are no name a resolver would take.
+  if (name.split('.').includes('')) return fail('host must be a valid domain name');
+  if (SPECIAL_USE_SUFFIXES.some((suffix) => name.endsWith(suffix) || name === suffix.slice(1))) {
+    return fail('host must not be a special-use name');
+  }
   return { ok: true, href: url.href, hostname: host };
 }

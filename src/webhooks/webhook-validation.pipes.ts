@@ -109,8 +109,10 @@ function forbiddenKeys(value: unknown, path = ''): string[] {
 
 /** class-validator over a JSON body; throws `invalid name` or `bad request`. */
 function validateShape<T extends object>(dto: ClassConstructor<T>, body: unknown): T {
-  const plain = body ?? {};
-  if (typeof plain !== 'object' || Array.isArray(plain)) throw Errors.badRequest(['body: must be a JSON object']);
+  // No body at all counts as {} (a legacy delete without one lacks its name); anything sent
+  // must be an object.
+  const plain = body === undefined ? {} : body;
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw Errors.badRequest(['body: must be a JSON object']);
   const forbidden = forbiddenKeys(plain);
   if (forbidden.length > 0) throw Errors.badRequest(forbidden);
 

@@ -55,7 +55,7 @@ export class WebhooksController {
     409: ['name conflict'],
     413: ['payload too large'],
     415: ['unsupported media type'],
-    503: ['dns unavailable'],
+    503: ['dns unavailable', 'unavailable'],
   })
   createWebhook(
     @Caller() caller: SessionCaller,
@@ -74,7 +74,7 @@ export class WebhooksController {
     400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
     413: ['payload too large'],
     415: ['unsupported media type'],
-    503: ['dns unavailable'],
+    503: ['dns unavailable', 'unavailable'],
   })
   replaceWebhook(@Caller() caller: SessionCaller, @Body(ReplaceWebhookBodyPipe) body: { name: string; draft: WebhookDraft }) {
     return this.webhooks.replace(caller.organizationId, body.name, body.draft);
@@ -91,7 +91,7 @@ export class WebhooksController {
     404: ['not found'],
     413: ['payload too large'],
     415: ['unsupported media type'],
-    503: ['dns unavailable'],
+    503: ['dns unavailable', 'unavailable'],
   })
   updateWebhook(
     @Caller() caller: SessionCaller,

@@ -37,6 +37,13 @@ function answerFor(entry: ZoneEntry | Failure | undefined, type: 'A' | 'AAAA'): 
   return typeof given === 'string' ? given : { addresses: given };
 }
 
+/**
+ * dns2 encodes only hex IPv6 correctly (a dotted tail such as ::ffff:10.0.0.1 goes out wrong),
+ * so AAAA answers are normalized by the WHATWG parser first.
+ */
+const wireForm = (type: 'A' | 'AAAA', address: string): string =>
+  type === 'A' ? address : new URL(`http://[${address}]/`).hostname.slice(1, -1);
+
 /** A real DNS server on loopback (UDP), answering from a zone the test controls. */
 export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
   const entries = new Map(Object.entries(zone).map(([name, entry]) => [name.toLowerCase(), entry]));
@@ -58,7 +65,7 @@ export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
         response.answers.push({ ...record, type: Packet.TYPE.CNAME, domain: answer.cname } as unknown as Resource);
       } else {
         for (const address of answer.addresses) {
-          response.answers.push({ ...record, type: Packet.TYPE[type], address } as unknown as Resource);
+          response.answers.push({ ...record, type: Packet.TYPE[type], address: wireForm(type, address) } as unknown as Resource);
         }
       }
       void send(response);

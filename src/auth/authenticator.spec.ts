@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../http/api-error';
+import type { Role } from '../identity/entities/member.entity';
+import type { IdentityRepository, SessionGrant } from '../identity/identity.repository';
+import { Authenticator } from './authenticator';
+
+const TOKEN = 'Abcdefghijklmnopqrstuvwxyz0123456789-_ABCDE';
+const TOKEN_HASH = createHash('sha256').update(TOKEN).digest('hex');
+const SESSION = { cookie: `theme=dark; __Secure-auth.session_token=${TOKEN}` };
+const WRITERS: readonly Role[] = ['owner', 'admin'];
+
+function authenticatorWith(grants: SessionGrant[] = [], walletUser?: number) {
+  const repository = {
+    findSessionGrants: vi.fn(async (_hash: string) => grants),
+    findAccessTokenUser: vi.fn(async (_hash: string, _kind: string) => walletUser),
+  };
+  return { repository, authenticator: new Authenticator(repository as unknown as IdentityRepository) };
+}
+
+/** The ApiError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+async function apiErrorOf(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`expected an ApiError, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
+}
+
+const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized' } };
+const NO_ORGANIZATION = { status: 403, body: { code: 'no organization' } };
+const NO_PERMISSION = { status: 403, body: { code: 'no permission' } };
+
+describe('Authenticator.session (SPEC 4, webhook operations)', () => {
+  it.each<[string, IncomingHttpHeaders]>([
+    ['no headers', {}],
+    ['no session cookie', { cookie: 'theme=dark' }],
+    ['a malformed session token', { cookie: `__Secure-auth.session_token=${TOKEN.slice(1)}` }],
+    ['a similarly named cookie', { cookie: `__Secure-auth.session_token2=${TOKEN}` }],
+    ['only a bearer token', { authorization: `Bearer ${TOKEN}` }],
+  ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
+    const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }]);
+    expect(await apiErrorOf(authenticator.session(headers, WRITERS))).toEqual(UNAUTHORIZED);
+    expect(repository.findSessionGrants).not.toHaveBeenCalled();
+    expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
+  });
+
+  it('answers 401 unauthorized when no live session has the token (no grant rows)', async () => {
+    const { authenticator } = authenticatorWith([]);
+    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(UNAUTHORIZED);
+  });
+
+  it('answers 403 no organization for one grant without an organization', async () => {
+    const { authenticator } = authenticatorWith([{ organizationId: null, role: null }]);
+    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+  });
+
+  it('answers 403 no organization for two grants (ambiguous membership)', async () => {
+    const { authenticator } = authenticatorWith([
+      { organizationId: 1, role: 'owner' },
+      { organizationId: 2, role: 'owner' },
+    ]);
+    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+  });
+
+  it('answers 403 no organization before judging the role', async () => {
+    const { authenticator } = authenticatorWith([
+      { organizationId: 1, role: 'member' },
+      { organizationId: 2, role: 'member' },
+    ]);
+    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+  });
+
+  it('answers 403 no permission for a role that is not allowed', async () => {
+    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'member' }]);
+    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_PERMISSION);
+  });
+
+  it('answers 403 no permission when the route allows only another role', async () => {
+    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'admin' }]);
+    expect(await apiErrorOf(authenticator.session(SESSION, ['owner']))).toEqual(NO_PERMISSION);
+  });
+
+  it.each<Role>(['owner', 'admin'])('returns the session caller for an allowed role (%s)', async (role) => {
+    const { authenticator } = authenticatorWith([{ organizationId: 7, role }]);
+    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', organizationId: 7, role });
+  });
+
+  it('returns the caller when a bearer header is also present (it is ignored)', async () => {
+    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    expect(await authenticator.session({ ...SESSION, authorization: 'Bearer whatever' }, WRITERS)).toEqual({
+      kind: 'session',
+      organizationId: 7,
+      role: 'owner',
+    });
+  });
+
+  it('gives the repository the SHA-256 hash of the token, never the token', async () => {
+    const { authenticator, repository } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    await authenticator.session(SESSION, WRITERS);
+    expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
+  });
+
+  it('gives the repository the hash of an unquoted token when the cookie value is quoted', async () => {
+    const { authenticator, repository } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    await authenticator.session({ cookie: `__Secure-auth.session_token="${TOKEN}"` }, WRITERS);
+    expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
+  });
+});
+
+describe('Authenticator.walletExtension (SPEC 4, card provisioning)', () => {
+  it('returns the wallet caller for a valid bearer token', async () => {
+    const { authenticator } = authenticatorWith([], 42);
+    expect(await authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` })).toEqual({ kind: 'wallet-extension', userId: 42 });
+  });
+
+  it('asks the repository for a wallet_extension token by its hash, never the token', async () => {
+    const { authenticator, repository } = authenticatorWith([], 42);
+    await authenticator.walletExtension({ authorization: `bearer ${TOKEN}` });
+    expect(repository.findAccessTokenUser.mock.calls).toEqual([[TOKEN_HASH, 'wallet_extension']]);
+    expect(repository.findSessionGrants).not.toHaveBeenCalled();
+  });
+
+  it('answers 401 unauthorized for an unknown token', async () => {
+    const { authenticator } = authenticatorWith([], undefined);
+    expect(await apiErrorOf(authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` }))).toEqual(UNAUTHORIZED);
+  });
+
+  it.each<[string, IncomingHttpHeaders]>([
+    ['a cookie beside the bearer', { authorization: `Bearer ${TOKEN}`, cookie: 'theme=dark' }],
+    ['the session cookie beside the bearer', { authorization: `Bearer ${TOKEN}`, cookie: `__Secure-auth.session_token=${TOKEN}` }],
+    ['a sessionid header beside the bearer', { authorization: `Bearer ${TOKEN}`, sessionid: 'abc' }],
+    ['only the session cookie', { cookie: `__Secure-auth.session_token=${TOKEN}` }],
+    ['no headers', {}],
+    ['another scheme', { authorization: `Basic ${TOKEN}` }],
+    ['an extra segment', { authorization: `Bearer ${TOKEN} x` }],
+  ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
+    const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }], 42);
+    expect(await apiErrorOf(authenticator.walletExtension(headers))).toEqual(UNAUTHORIZED);
+    expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
+    expect(repository.findSessionGrants).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,276 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppConfig, loadAppConfig } from './app-config';
+import { ConfigError } from './environment';
+
+const KEY = randomBytes(32);
+const KEY_B64 = KEY.toString('base64');
+
+let cwd: string;
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'platform-api-config-'));
+});
+afterEach(() => {
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+/** Loads with a fixed SECRET_KEY unless the test says otherwise, so no key file is involved. */
+const load = (env: Record<string, string>): AppConfig => loadAppConfig({ SECRET_KEY: KEY_B64, ...env }, cwd);
+
+/** The ConfigError a load throws (fails the test when it does not throw one). */
+function configErrorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadAppConfig(env, cwd);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected a ConfigError for ${Object.keys(env).join(', ')}`);
+}
+
+describe('loadAppConfig defaults (SPEC 2)', () => {
+  it('uses the SPEC 2 default for every unset variable', () => {
+    const config = load({});
+    expect({
+      production: config.production,
+      port: config.port,
+      host: config.host,
+      apiPrefix: config.apiPrefix,
+      migrateOnStart: config.migrateOnStart,
+      dnsServers: config.dnsServers,
+      dnsTimeoutMs: config.dnsTimeoutMs,
+      webhooksPerOrgMax: config.webhooksPerOrgMax,
+      logLevel: config.logLevel,
+    }).toEqual({
+      production: false,
+      port: 3000,
+      host: '0.0.0.0',
+      apiPrefix: '/api',
+      migrateOnStart: true,
+      dnsServers: undefined,
+      dnsTimeoutMs: 2000,
+      webhooksPerOrgMax: 100,
+      logLevel: 'info',
+    });
+  });
+
+  it('defaults the database to sqlite:data/platform-api.sqlite resolved against the working directory', () => {
+    expect(load({}).database).toEqual({ type: 'sqlite', path: join(cwd, 'data', 'platform-api.sqlite') });
+  });
+
+  it('treats an empty variable as unset', () => {
+    const config = load({ PORT: '', LOG_LEVEL: '', MIGRATE_ON_START: '' });
+    expect([config.port, config.logLevel, config.migrateOnStart]).toEqual([3000, 'info', true]);
+  });
+
+  it('has no previous secret keys by default', () => {
+    expect(load({}).secretKeys.previous).toEqual([]);
+  });
+});
+
+describe('loadAppConfig with valid values', () => {
+  it('reads every variable it is given', () => {
+    const config = load({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      API_PREFIX: '/v1/platform',
+      DNS_SERVERS: '9.9.9.9',
+      DNS_TIMEOUT_MS: '500',
+      WEBHOOKS_PER_ORG_MAX: '7',
+      LOG_LEVEL: 'debug',
+      MIGRATE_ON_START: 'false',
+    });
+    expect({
+      port: config.port,
+      host: config.host,
+      apiPrefix: config.apiPrefix,
+      dnsServers: config.dnsServers,
+      dnsTimeoutMs: config.dnsTimeoutMs,
+      webhooksPerOrgMax: config.webhooksPerOrgMax,
+      logLevel: config.logLevel,
+      migrateOnStart: config.migrateOnStart,
+    }).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      apiPrefix: '/v1/platform',
+      dnsServers: ['9.9.9.9'],
+      dnsTimeoutMs: 500,
+      webhooksPerOrgMax: 7,
+      logLevel: 'debug',
+      migrateOnStart: false,
+    });
+  });
+
+  it('drops a trailing slash from API_PREFIX', () => {
+    expect(load({ API_PREFIX: '/api/' }).apiPrefix).toBe('/api');
+  });
+
+  it('accepts an absolute sqlite path as given', () => {
+    const path = join(cwd, 'elsewhere', 'db.sqlite');
+    expect(load({ DATABASE_URL: `sqlite:${path}` }).database).toEqual({ type: 'sqlite', path });
+  });
+
+  it('resolves a relative sqlite path against the working directory', () => {
+    expect(load({ DATABASE_URL: 'sqlite:db/x.sqlite' }).database).toEqual({ type: 'sqlite', path: join(cwd, 'db', 'x.sqlite') });
+  });
+
+  it('gives a mysql:// URL type mysql, flavor mysql, and the URL unchanged', () => {
+    expect(load({ DATABASE_URL: 'mysql://user:pass@db.example:3306/platform' }).database).toEqual({
+      type: 'mysql',
+      flavor: 'mysql',
+      url: 'mysql://user:pass@db.example:3306/platform',
+      poolSize: 10,
+      connectTimeoutMs: 2000,
+    });
+  });
+
+  it('gives a mariadb:// URL type mysql, flavor mariadb, and a mysql: URL', () => {
+    expect(load({ DATABASE_URL: 'mariadb://user:pass@db.example:3306/platform' }).database).toEqual({
+      type: 'mysql',
+      flavor: 'mariadb',
+      url: 'mysql://user:pass@db.example:3306/platform',
+      poolSize: 10,
+      connectTimeoutMs: 2000,
+    });
+  });
+
+  it.each([
+    ['one address', '9.9.9.9', ['9.9.9.9']],
+    ['ip:port', '127.0.0.1:5353', ['127.0.0.1:5353']],
+    ['[v6]:port', '[::1]:5353', ['[::1]:5353']],
+    ['a bare IPv6 address', '2001:db8::53', ['2001:db8::53']],
+    ['a list with spaces', ' 1.1.1.1 , 8.8.8.8:53 ,[2606:4700::1111]:53', ['1.1.1.1', '8.8.8.8:53', '[2606:4700::1111]:53']],
+  ])('accepts DNS_SERVERS as %s', (_, value, servers) => {
+    expect(load({ DNS_SERVERS: value }).dnsServers).toEqual(servers);
+  });
+});
+
+describe('loadAppConfig refuses invalid values, naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'postgres://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', 'mysql://root:pw@db.example:3306'],
+    ['DATABASE_URL', 'mysql://root:pw@db.example:3306/'],
+    ['DATABASE_URL', 'not a url'],
+    ['DNS_SERVERS', '1.1.1.1,dns.example'],
+    ['DNS_SERVERS', '1.1.1.1:0'],
+    ['DNS_SERVERS', '1.1.1.1:65536'],
+    ['DNS_SERVERS', '999.1.1.1'],
+    ['DNS_SERVERS', ' , '],
+    ['DNS_TIMEOUT_MS', '0'],
+    ['DNS_TIMEOUT_MS', 'soon'],
+    ['SECRET_KEY', randomBytes(16).toString('base64')],
+    ['SECRET_KEY', randomBytes(33).toString('base64')],
+    ['SECRET_KEY', `${KEY_B64.slice(0, 20)}!${KEY_B64.slice(21)}`],
+    ['PREVIOUS_SECRET_KEYS', `${randomBytes(32).toString('base64')},${randomBytes(31).toString('base64')}`],
+    ['LOG_LEVEL', 'loud'],
+    ['MIGRATE_ON_START', 'yes'],
+    ['API_PREFIX', 'a b'],
+    ['API_PREFIX', '/a b'],
+    ['WEBHOOKS_PER_ORG_MAX', '0'],
+    ['WEBHOOKS_PER_ORG_MAX', 'many'],
+  ])('%s=%j', (variable, value) => {
+    const error = configErrorOf({ SECRET_KEY: KEY_B64, [variable]: value });
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it.each([
+    ['a short SECRET_KEY', 'SECRET_KEY', 'c2hvcnQtYnV0LXNlY3JldC1rZXktdmFsdWU='],
+    ['a non-base64 SECRET_KEY', 'SECRET_KEY', 'hunter2-hunter2-hunter2-hunter2-hunter2-hunter2!'],
+    ['a bad PREVIOUS_SECRET_KEYS', 'PREVIOUS_SECRET_KEYS', 'c2hvcnQtYnV0LXNlY3JldC1rZXktdmFsdWU='],
+    ['a postgres DATABASE_URL', 'DATABASE_URL', 'postgres://admin:hunter2@db.example/prod'],
+    ['a mysql DATABASE_URL without database', 'DATABASE_URL', 'mysql://admin:hunter2@db.example:3306'],
+    ['an unparsable DATABASE_URL', 'DATABASE_URL', 'hunter2 at db'],
+  ])('never shows the value of %s in the message', (_, variable, value) => {
+    const error = configErrorOf({ SECRET_KEY: KEY_B64, [variable]: value });
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).not.toContain(value);
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).not.toContain('c2hvcnQ');
+  });
+
+  it('refuses to start in production without SECRET_KEY, naming SECRET_KEY', () => {
+    const error = configErrorOf({ NODE_ENV: 'production' });
+    expect(error.message.startsWith('SECRET_KEY: ')).toBe(true);
+  });
+
+  it('creates no key file in production without SECRET_KEY', () => {
+    configErrorOf({ NODE_ENV: 'production' });
+    expect(existsSync(join(cwd, 'data', 'secret.key'))).toBe(false);
+  });
+});
+
+describe('loadAppConfig secret keys', () => {
+  it('uses SECRET_KEY as the current key', () => {
+    expect(load({}).secretKeys.current.equals(KEY)).toBe(true);
+  });
+
+  it('uses SECRET_KEY in production', () => {
+    const config = load({ NODE_ENV: 'production' });
+    expect([config.production, config.secretKeys.current.equals(KEY)]).toEqual([true, true]);
+  });
+
+  it('does not write a key file when SECRET_KEY is set', () => {
+    load({});
+    expect(existsSync(join(cwd, 'data', 'secret.key'))).toBe(false);
+  });
+
+  it('parses PREVIOUS_SECRET_KEYS as a comma-separated list of keys, in order', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const config = load({ PREVIOUS_SECRET_KEYS: ` ${a.toString('base64')} ,${b.toString('base64')},` });
+    expect(config.secretKeys.previous.map((k) => k.toString('hex'))).toEqual([a.toString('hex'), b.toString('hex')]);
+  });
+
+  describe('outside production without SECRET_KEY', () => {
+    const keyFile = () => join(cwd, 'data', 'secret.key');
+
+    it('creates data/secret.key under the working directory', () => {
+      loadAppConfig({}, cwd);
+      expect(existsSync(keyFile())).toBe(true);
+    });
+
+    it('creates the key file with mode 0600', () => {
+      loadAppConfig({}, cwd);
+      expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
+    });
+
+    it('writes the base64 of 32 bytes, which is the current key', () => {
+      const config = loadAppConfig({}, cwd);
+      const text = readFileSync(keyFile(), 'utf8').trim();
+      expect(text).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(text, 'base64').equals(config.secretKeys.current)).toBe(true);
+      expect(config.secretKeys.current.length).toBe(32);
+    });
+
+    it('returns the same key on a second load', () => {
+      const first = loadAppConfig({ NODE_ENV: 'development' }, cwd).secretKeys.current;
+      const second = loadAppConfig({ NODE_ENV: 'test' }, cwd).secretKeys.current;
+      expect(second.toString('hex')).toBe(first.toString('hex'));
+    });
+
+    it('leaves no temporary file beside the key file', () => {
+      loadAppConfig({}, cwd);
+      loadAppConfig({}, cwd);
+      expect(readdirSync(join(cwd, 'data'))).toEqual(['secret.key']);
+    });
+
+    it('gives another working directory another key', () => {
+      const other = mkdtempSync(join(tmpdir(), 'platform-api-config-'));
+      try {
+        const a = loadAppConfig({}, cwd).secretKeys.current;
+        const b = loadAppConfig({}, other).secretKeys.current;
+        expect(a.equals(b)).toBe(false);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    });
+  });
+});

@@ -1,0 +1,128 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { AppConfig } from '../config/app-config';
+import { keyIdOf, SecretBox } from './secret-box';
+
+const boxWith = (current: Buffer, previous: Buffer[] = []): SecretBox =>
+  new SecretBox({ secretKeys: { current, previous } } as unknown as AppConfig);
+
+const SECRET = 'whsec_c2VjcmV0LXNpZ25pbmcta2V5LWZvci10ZXN0aW5nLW9ubHk=';
+
+describe('SecretBox', () => {
+  it('opens what it sealed', () => {
+    const box = boxWith(randomBytes(32));
+    expect(box.open(box.seal(SECRET))).toBe(SECRET);
+  });
+
+  it('round-trips an empty string and non-ASCII text', () => {
+    const box = boxWith(randomBytes(32));
+    expect([box.open(box.seal('')), box.open(box.seal('clé 🔑 秘密'))]).toEqual(['', 'clé 🔑 秘密']);
+  });
+
+  it('does not store the plaintext in the ciphertext', () => {
+    const sealed = boxWith(randomBytes(32)).seal(SECRET);
+    expect(sealed.ciphertext).not.toContain(SECRET);
+    expect(Buffer.from(sealed.ciphertext, 'base64').toString('latin1')).not.toContain(SECRET);
+  });
+
+  it('stores base64 of iv(12) || tag(16) || ciphertext', () => {
+    const sealed = boxWith(randomBytes(32)).seal('abcde');
+    expect(Buffer.from(sealed.ciphertext, 'base64').length).toBe(12 + 16 + 5);
+  });
+
+  it('gives a different ciphertext each time (random IV)', () => {
+    const box = boxWith(randomBytes(32));
+    const [a, b] = [box.seal(SECRET), box.seal(SECRET)];
+    expect(a.ciphertext).not.toBe(b.ciphertext);
+    expect(Buffer.from(a.ciphertext, 'base64').subarray(0, 12).equals(Buffer.from(b.ciphertext, 'base64').subarray(0, 12))).toBe(false);
+  });
+
+  it('names the key by the first 16 hex characters of its SHA-256', () => {
+    const key = randomBytes(32);
+    const expected = createHash('sha256').update(key).digest('hex').slice(0, 16);
+    expect(boxWith(key).seal(SECRET).keyId).toBe(expected);
+    expect(keyIdOf(key)).toBe(expected);
+    expect(expected).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('refuses a ciphertext with any one byte changed', () => {
+    const box = boxWith(randomBytes(32));
+    const sealed = box.seal(SECRET);
+    const blob = Buffer.from(sealed.ciphertext, 'base64');
+    const opened: number[] = [];
+    for (let i = 0; i < blob.length; i++) {
+      const tampered = Buffer.from(blob);
+      tampered[i] ^= 0x01;
+      try {
+        box.open({ keyId: sealed.keyId, ciphertext: tampered.toString('base64') });
+        opened.push(i);
+      } catch {
+        // expected: authentication fails
+      }
+    }
+    expect(opened).toEqual([]);
+  });
+
+  it.each([
+    ['the IV', 0],
+    ['the tag', 12],
+    ['the ciphertext', 28],
+  ])('throws an authentication error when %s is changed', (_, index) => {
+    const box = boxWith(randomBytes(32));
+    const sealed = box.seal(SECRET);
+    const blob = Buffer.from(sealed.ciphertext, 'base64');
+    blob[index] ^= 0x80;
+    expect(() => box.open({ keyId: sealed.keyId, ciphertext: blob.toString('base64') })).toThrow(/unable to authenticate data/);
+  });
+
+  it('refuses a ciphertext cut short', () => {
+    const box = boxWith(randomBytes(32));
+    const sealed = box.seal(SECRET);
+    const blob = Buffer.from(sealed.ciphertext, 'base64');
+    expect(() => box.open({ keyId: sealed.keyId, ciphertext: blob.subarray(0, blob.length - 1).toString('base64') })).toThrow();
+  });
+
+  it('does not open a secret sealed under another key that claims its key id', () => {
+    const key = randomBytes(32);
+    const sealed = boxWith(randomBytes(32)).seal(SECRET);
+    expect(() => boxWith(key).open({ keyId: keyIdOf(key), ciphertext: sealed.ciphertext })).toThrow(/unable to authenticate data/);
+  });
+
+  describe('key rotation', () => {
+    it('opens a secret sealed under an old key that is in previous', () => {
+      const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+      const sealed = boxWith(oldKey).seal(SECRET);
+      expect(boxWith(newKey, [oldKey]).open(sealed)).toBe(SECRET);
+    });
+
+    it('seals new secrets under the current key, not a previous one', () => {
+      const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+      const sealed = boxWith(newKey, [oldKey]).seal(SECRET);
+      expect(sealed.keyId).toBe(keyIdOf(newKey));
+      expect(boxWith(newKey).open(sealed)).toBe(SECRET);
+    });
+
+    it('fails with an error naming the missing key id when the old key is not in previous', () => {
+      const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+      const sealed = boxWith(oldKey).seal(SECRET);
+      expect(() => boxWith(newKey).open(sealed)).toThrow(
+        `no key with id ${keyIdOf(oldKey)} (was SECRET_KEY rotated without PREVIOUS_SECRET_KEYS?)`,
+      );
+    });
+
+    it('does not show any key or the ciphertext in the missing-key error', () => {
+      const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+      const sealed = boxWith(oldKey).seal(SECRET);
+      let message = '';
+      try {
+        boxWith(newKey).open(sealed);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe('');
+      for (const hidden of [oldKey.toString('base64'), newKey.toString('base64'), oldKey.toString('hex'), sealed.ciphertext]) {
+        expect(message).not.toContain(hidden);
+      }
+    });
+  });
+});

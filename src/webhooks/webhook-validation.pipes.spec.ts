@@ -1,0 +1,390 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../http/api-error';
+import {
+  CreateWebhookBodyPipe,
+  DeleteWebhookBodyPipe,
+  ReplaceWebhookBodyPipe,
+  WebhookNamePipe,
+  WebhookPatchBodyPipe,
+} from './webhook-validation.pipes';
+
+const U = 'https://hooks.example.com/in';
+const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
+
+/** The status and body of the ApiError `run` throws (fails the test when it throws none). */
+function errorOf(run: () => unknown): { status: number; body: unknown } {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ApiError);
+  return { status: (thrown as ApiError).getStatus(), body: (thrown as ApiError).body };
+}
+
+const badRequest = (...message: string[]) => ({ status: 400, body: { code: 'bad request', message } });
+const invalidName = (...message: string[]) => ({ status: 400, body: { code: 'invalid name', message } });
+const invalidUrl = (...message: string[]) => ({ status: 400, body: { code: 'invalid url', message } });
+
+const create = (body: unknown) => new CreateWebhookBodyPipe().transform(body);
+const replace = (body: unknown) => new ReplaceWebhookBodyPipe().transform(body);
+const patch = (body: unknown) => new WebhookPatchBodyPipe().transform(body);
+const del = (body: unknown) => new DeleteWebhookBodyPipe().transform(body);
+
+describe('WebhookNamePipe', () => {
+  it.each([
+    ['one letter', 'a'],
+    ['one digit', '0'],
+    ['one hyphen', '-'],
+    ['letters, digits and hyphens', 'payments-prod-2'],
+    ['64 characters', 'a'.repeat(64)],
+  ])('accepts %s', (_, name) => {
+    expect(new WebhookNamePipe().transform(name)).toBe(name);
+  });
+
+  it.each([
+    ['an empty name', ''],
+    ['65 characters', 'a'.repeat(65)],
+    ['an uppercase letter', 'Payments'],
+    ['an underscore', 'a_b'],
+    ['a dot', 'a.b'],
+    ['a space', 'a b'],
+    ['a trailing newline', 'abc\n'],
+    ['a non-ASCII letter', 'café'],
+    ['a slash', 'a/b'],
+  ])('refuses %s with 400 invalid name', (_, name) => {
+    expect(errorOf(() => new WebhookNamePipe().transform(name))).toEqual(invalidName(NAME_RULE));
+  });
+});
+
+describe('CreateWebhookBodyPipe', () => {
+  it('returns the draft with the normalized href and the hostname of each URL', () => {
+    expect(
+      create({
+        url: 'HTTPS://Hooks.Example.COM:443/a/../in?x=1#frag',
+        transaction: { created: 'https://t.example.com/created', completed: 'https://T.example.com./done' },
+        user: { updated: 'https://u.example.com' },
+      }),
+    ).toEqual({
+      name: undefined,
+      draft: {
+        url: { href: 'https://hooks.example.com/in?x=1#frag', hostname: 'hooks.example.com' },
+        events: {
+          'transaction.created': { href: 'https://t.example.com/created', hostname: 't.example.com' },
+          'transaction.completed': { href: 'https://t.example.com./done', hostname: 't.example.com.' },
+          'user.updated': { href: 'https://u.example.com/', hostname: 'u.example.com' },
+        },
+      },
+    });
+  });
+
+  it.each([
+    ['a dotted IPv4 literal', 'https://8.8.8.8/h', 'https://8.8.8.8/h'],
+    ['a decimal IPv4 literal', 'https://134744072/h', 'https://8.8.8.8/h'],
+    ['a hex IPv4 literal', 'https://0x8.0x8.0x8.0x8/h', 'https://8.8.8.8/h'],
+    ['a bracketed IPv6 literal', 'https://[2606:4700:4700:0::1111]/h', 'https://[2606:4700:4700::1111]/h'],
+  ])('returns no hostname for %s', (_, url, href) => {
+    const { draft } = create({ url });
+    expect(draft.url.href).toBe(href);
+    expect(draft.url.hostname).toBeUndefined();
+  });
+
+  it('returns the body name when one is sent', () => {
+    expect(create({ name: 'legacy-name', url: U }).name).toBe('legacy-name');
+  });
+
+  it('stores nothing for a group given as {}', () => {
+    expect(create({ url: U, transaction: {}, card: {} }).draft.events).toEqual({});
+  });
+
+  describe('which 400 code (SPEC 5)', () => {
+    it.each([
+      ['off the pattern', { name: 'Bad Name', url: U }],
+      ['too long', { name: 'a'.repeat(65), url: U }],
+      ['empty', { name: '', url: U }],
+      ['a number', { name: 5, url: U }],
+      ['null', { name: null, url: U }],
+      ['an object', { name: { a: 1 }, url: U }],
+    ])('answers invalid name for a body name %s', (_, body) => {
+      expect(errorOf(() => create(body))).toEqual(invalidName(NAME_RULE));
+    });
+
+    it('answers invalid name, naming only the name, when the name and the shape are both wrong', () => {
+      expect(errorOf(() => create({ name: 'BAD', url: 5, bogus: true, card: 'x' }))).toEqual(invalidName(NAME_RULE));
+    });
+
+    it('answers invalid name, not invalid url, when the name and a URL are both wrong', () => {
+      expect(errorOf(() => create({ name: 'BAD', url: 'http://hooks.example.com/' }))).toEqual(invalidName(NAME_RULE));
+    });
+
+    it.each([
+      ['a missing url', { name: 'ok' }, ['url: is required']],
+      ['an empty body', {}, ['url: is required']],
+      ['a null url (a type error, not a missing one)', { url: null }, ['url: must be a string']],
+      ['a number url', { url: 5 }, ['url: must be a string']],
+      ['an object url', { url: { href: U } }, ['url: must be a string']],
+      ['an unknown top-level member', { url: U, bogus: 1 }, ['bogus: unknown member']],
+      ['a secret', { url: U, secret: 'whsec_x' }, ['secret: unknown member']],
+      ['an unknown group member', { url: U, transaction: { x: U } }, ['transaction.x: unknown member']],
+      ['a non-string event URL', { url: U, transaction: { created: 5 } }, ['transaction.created: must be a string']],
+      ['a null event URL', { url: U, card: { updated: null } }, ['card.updated: must be a string']],
+      ['a null group', { url: U, user: null }, ['user: must be an object']],
+      ['a string group', { url: U, user: 'https://u.example.com/' }, ['user: must be an object']],
+      ['an array group', { url: U, card: [U] }, ['card: must be an object']],
+    ])('answers bad request for %s', (_, body, message) => {
+      expect(errorOf(() => create(body))).toEqual(badRequest(...message));
+    });
+
+    it('names every offending field in one bad request', () => {
+      const { status, body } = errorOf(() => create({ url: 5, transaction: { created: 6, x: U }, bogus: true }));
+      expect(status).toBe(400);
+      expect((body as { code: string }).code).toBe('bad request');
+      expect([...(body as { message: string[] }).message].sort()).toEqual([
+        'bogus: unknown member',
+        'transaction.created: must be a string',
+        'transaction.x: unknown member',
+        'url: must be a string',
+      ]);
+    });
+
+    it('answers bad request, not invalid url, when the shape and a URL are both wrong', () => {
+      expect(errorOf(() => create({ url: 'http://hooks.example.com/', bogus: 1 }))).toEqual(badRequest('bogus: unknown member'));
+    });
+
+    it.each([
+      ['an array', [{ url: U }]],
+      ['an empty array', []],
+      ['a string', 'https://hooks.example.com/'],
+      ['a number', 42],
+      ['a boolean', true],
+      ['null', null],
+    ])('answers bad request for a body that is %s', (_, body) => {
+      expect(errorOf(() => create(body))).toEqual(badRequest('body: must be a JSON object'));
+    });
+
+    it('answers invalid url naming each failing field and its rule', () => {
+      expect(
+        errorOf(() =>
+          create({
+            url: 'http://hooks.example.com/',
+            transaction: { created: U, updated: 'https://localhost/x' },
+            card: { updated: 'https://10.0.0.1/' },
+            user: { updated: 'https://hooks.internal/' },
+          }),
+        ),
+      ).toEqual(
+        invalidUrl(
+          'url: must use https',
+          'transaction.updated: must not point to localhost',
+          'card.updated: must not point to a private, loopback or reserved address',
+          'user.updated: host must not be a special-use name',
+        ),
+      );
+    });
+
+    it.each([
+      ['a username', 'https://user@hooks.example.com/', 'url: must not contain a username or password'],
+      ['port 0', 'https://hooks.example.com:0/', 'url: port must be between 1 and 65535'],
+      ['a single-label host', 'https://hooks/', 'url: host must be a fully qualified domain name'],
+      ['not a URL', 'not a url', 'url: must not contain whitespace, control or invisible characters'],
+      ['a relative URL', '/relative', 'url: must be an absolute URL'],
+      ['a private IPv6 literal', 'https://[fd00::1]/', 'url: must not point to a private, loopback or reserved address'],
+    ])('answers invalid url for %s', (_, url, message) => {
+      expect(errorOf(() => create({ url }))).toEqual(invalidUrl(message));
+    });
+  });
+
+  describe('prototype keys', () => {
+    it.each([
+      ['__proto__ at the top level', `{"url":"${U}","__proto__":{"polluted":"yes"}}`, '__proto__: unknown member'],
+      ['constructor at the top level', `{"url":"${U}","constructor":{"prototype":{"polluted":"yes"}}}`, 'constructor: unknown member'],
+      ['prototype at the top level', `{"url":"${U}","prototype":{"polluted":"yes"}}`, 'prototype: unknown member'],
+      ['__proto__ in a group', `{"url":"${U}","transaction":{"__proto__":{"polluted":"yes"}}}`, 'transaction.__proto__: unknown member'],
+      ['constructor in a group', `{"url":"${U}","card":{"constructor":{"prototype":{"polluted":"yes"}}}}`, 'card.constructor: unknown member'],
+      ['prototype in a group', `{"url":"${U}","user":{"prototype":"yes"}}`, 'user.prototype: unknown member'],
+    ])('answers bad request for %s and leaves Object.prototype alone', (_, json, message) => {
+      const body: unknown = JSON.parse(json);
+      expect(errorOf(() => create(body))).toEqual(badRequest(message));
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+    });
+
+    it('builds its fixtures with own properties (JSON.parse, not literals)', () => {
+      expect(Object.keys(JSON.parse('{"__proto__":{}}'))).toEqual(['__proto__']);
+    });
+  });
+});
+
+describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
+  it('returns the name and the draft', () => {
+    expect(replace({ name: 'hook-1', url: U, card: { updated: 'https://c.example.com/x' } })).toEqual({
+      name: 'hook-1',
+      draft: {
+        url: { href: U, hostname: 'hooks.example.com' },
+        events: { 'card.updated': { href: 'https://c.example.com/x', hostname: 'c.example.com' } },
+      },
+    });
+  });
+
+  it.each([
+    ['missing', { url: U }, 'name: is required'],
+    ['null', { name: null, url: U }, NAME_RULE],
+    ['a number', { name: 1, url: U }, NAME_RULE],
+    ['off the pattern', { name: 'Hook', url: U }, NAME_RULE],
+  ])('answers invalid name for a name %s', (_, body, message) => {
+    expect(errorOf(() => replace(body))).toEqual(invalidName(message));
+  });
+
+  it('answers invalid name when the name is missing and the URL is missing too', () => {
+    expect(errorOf(() => replace({}))).toEqual(invalidName('name: is required'));
+  });
+
+  it('answers bad request for a missing url', () => {
+    expect(errorOf(() => replace({ name: 'hook-1' }))).toEqual(badRequest('url: is required'));
+  });
+
+  it('answers bad request for a null event (no nulls in the legacy body)', () => {
+    expect(errorOf(() => replace({ name: 'hook-1', url: U, transaction: { created: null } }))).toEqual(
+      badRequest('transaction.created: must be a string'),
+    );
+  });
+
+  it('answers bad request for a secret in the body', () => {
+    expect(errorOf(() => replace({ name: 'hook-1', url: U, secret: 'whsec_x' }))).toEqual(badRequest('secret: unknown member'));
+  });
+
+  it('answers invalid url for a URL that breaks the rules', () => {
+    expect(errorOf(() => replace({ name: 'hook-1', url: 'https://a.local/' }))).toEqual(invalidUrl('url: host must not be a special-use name'));
+  });
+
+  it.each([
+    ['an array', [{ name: 'hook-1', url: U }]],
+    ['a string', 'hook-1'],
+    ['null', null],
+  ])('answers bad request for a body that is %s', (_, body) => {
+    expect(errorOf(() => replace(body))).toEqual(badRequest('body: must be a JSON object'));
+  });
+
+  it('answers bad request for __proto__ (own property) and leaves Object.prototype alone', () => {
+    const body: unknown = JSON.parse(`{"name":"hook-1","url":"${U}","__proto__":{"polluted":"yes"}}`);
+    expect(errorOf(() => replace(body))).toEqual(badRequest('__proto__: unknown member'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('WebhookPatchBodyPipe', () => {
+  it('changes nothing for {}', () => {
+    const result = patch({});
+    expect(result).toEqual({ events: {} });
+    expect('url' in result).toBe(false);
+  });
+
+  it('returns a new url, normalized, with its hostname', () => {
+    expect(patch({ url: 'https://NEW.example.com' })).toEqual({
+      url: { href: 'https://new.example.com/', hostname: 'new.example.com' },
+      events: {},
+    });
+  });
+
+  it('returns no hostname for an IP literal url', () => {
+    const result = patch({ url: 'https://1.1.1.1/x' });
+    expect(result.url?.href).toBe('https://1.1.1.1/x');
+    expect(result.url?.hostname).toBeUndefined();
+  });
+
+  it('clears every event of a group given as null', () => {
+    expect(patch({ transaction: null })).toEqual({
+      events: { 'transaction.created': null, 'transaction.updated': null, 'transaction.completed': null },
+    });
+  });
+
+  it.each([
+    ['card', { card: null }, { 'card.updated': null }],
+    ['user', { user: null }, { 'user.updated': null }],
+  ])('clears the %s group given as null', (_, body, events) => {
+    expect(patch(body)).toEqual({ events });
+  });
+
+  it('clears an event given as null and sets one given as a URL', () => {
+    expect(patch({ transaction: { created: null, updated: 'https://t.example.com/u' } })).toEqual({
+      events: {
+        'transaction.created': null,
+        'transaction.updated': { href: 'https://t.example.com/u', hostname: 't.example.com' },
+      },
+    });
+  });
+
+  it('changes nothing for a group given as {}', () => {
+    expect(patch({ card: {} })).toEqual({ events: {} });
+  });
+
+  it('answers bad request for a null url', () => {
+    expect(errorOf(() => patch({ url: null }))).toEqual(badRequest('url: must be a string'));
+  });
+
+  it.each([
+    ['a valid name', { name: 'new-name' }],
+    ['an invalid name', { name: 'New Name' }],
+    ['a non-string name', { name: 5 }],
+  ])('answers bad request, not invalid name, for %s', (_, body) => {
+    expect(errorOf(() => patch(body))).toEqual(badRequest('name: unknown member'));
+  });
+
+  it.each([
+    ['a non-string event', { card: { updated: 5 } }, 'card.updated: must be a string'],
+    ['a group that is a string', { transaction: 'x' }, 'transaction: must be an object'],
+    ['an unknown member in a group', { user: { created: U } }, 'user.created: unknown member'],
+    ['a secret', { secret: 'whsec_x' }, 'secret: unknown member'],
+  ])('answers bad request for %s', (_, body, message) => {
+    expect(errorOf(() => patch(body))).toEqual(badRequest(message));
+  });
+
+  it('answers invalid url naming each failing field, null events aside', () => {
+    expect(errorOf(() => patch({ url: 'ftp://hooks.example.com/', transaction: { created: null, completed: 'https://127.0.0.1/' } }))).toEqual(
+      invalidUrl('url: must use https', 'transaction.completed: must not point to a private, loopback or reserved address'),
+    );
+  });
+
+  it.each([
+    ['an array', [{ url: U }]],
+    ['a string', U],
+    ['null', null],
+  ])('answers bad request for a body that is %s', (_, body) => {
+    expect(errorOf(() => patch(body))).toEqual(badRequest('body: must be a JSON object'));
+  });
+
+  it('answers bad request for __proto__ in a group (own property) and leaves Object.prototype alone', () => {
+    const body: unknown = JSON.parse('{"card":{"__proto__":{"polluted":"yes"}}}');
+    expect(errorOf(() => patch(body))).toEqual(badRequest('card.__proto__: unknown member'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('DeleteWebhookBodyPipe (legacy delete)', () => {
+  it('returns the name', () => {
+    expect(del({ name: 'hook-1' })).toBe('hook-1');
+  });
+
+  it.each([
+    ['an undefined body (none sent)', undefined, 'name: is required'],
+    ['an empty body', {}, 'name: is required'],
+    ['a null name', { name: null }, NAME_RULE],
+    ['a number name', { name: 7 }, NAME_RULE],
+    ['a name off the pattern', { name: 'Hook 1' }, NAME_RULE],
+  ])('answers invalid name for %s', (_, body, message) => {
+    expect(errorOf(() => del(body))).toEqual(invalidName(message));
+  });
+
+  it('answers bad request for an unknown member beside a valid name', () => {
+    expect(errorOf(() => del({ name: 'hook-1', url: U }))).toEqual(badRequest('url: unknown member'));
+  });
+
+  it.each([
+    ['an array', ['hook-1']],
+    ['a string', 'hook-1'],
+    ['null', null],
+  ])('answers bad request for a body that is %s', (_, body) => {
+    expect(errorOf(() => del(body))).toEqual(badRequest('body: must be a JSON object'));
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { newSigningSecret, StoredWebhook, toWebhookBody, webhookListJson } from './webhook.model';
+
+const U = 'https://hooks.example.com/';
+
+describe('toWebhookBody', () => {
+  it('is only the url when no event is set', () => {
+    expect(JSON.stringify(toWebhookBody({ url: U, events: {} }))).toBe('{"url":"https://hooks.example.com/"}');
+  });
+
+  it('keeps only the events that are set, in each group', () => {
+    const body = toWebhookBody({ url: U, events: { 'transaction.updated': `${U}t-u` } });
+    expect(body).toEqual({ url: U, transaction: { updated: `${U}t-u` } });
+  });
+
+  it('drops a group with no event set', () => {
+    const body = toWebhookBody({ url: U, events: { 'user.updated': `${U}u` } });
+    expect(Object.keys(body)).toEqual(['url', 'user']);
+  });
+
+  it('lists url then the groups in the order transaction, card, user, and members in their order', () => {
+    const stored: StoredWebhook = {
+      url: U,
+      events: {
+        'user.updated': `${U}u`,
+        'card.updated': `${U}c`,
+        'transaction.completed': `${U}t-c`,
+        'transaction.created': `${U}t-n`,
+        'transaction.updated': `${U}t-u`,
+      },
+    };
+    expect(JSON.stringify(toWebhookBody(stored))).toBe(
+      '{"url":"https://hooks.example.com/",' +
+        '"transaction":{"created":"https://hooks.example.com/t-n","updated":"https://hooks.example.com/t-u","completed":"https://hooks.example.com/t-c"},' +
+        '"card":{"updated":"https://hooks.example.com/c"},' +
+        '"user":{"updated":"https://hooks.example.com/u"}}',
+    );
+  });
+
+  it('carries no field other than url and the groups', () => {
+    const stored = { url: U, events: { 'card.updated': `${U}c` }, name: 'x', id: 1, secret: 'whsec_x' } as StoredWebhook;
+    expect(toWebhookBody(stored)).toEqual({ url: U, card: { updated: `${U}c` } });
+  });
+});
+
+describe('webhookListJson', () => {
+  const hook = (name: string) => ({ name, url: `${U}${name}`, events: {} });
+
+  it('is {} when there are none', () => {
+    expect(webhookListJson([])).toBe('{}');
+  });
+
+  it('sorts names bytewise, integer-like names included', () => {
+    const json = webhookListJson(['a', '9', 'b-2', '10', 'a-1', '0', 'b'].map(hook));
+    expect(json).toBe(
+      '{"0":{"url":"https://hooks.example.com/0"},' +
+        '"10":{"url":"https://hooks.example.com/10"},' +
+        '"9":{"url":"https://hooks.example.com/9"},' +
+        '"a":{"url":"https://hooks.example.com/a"},' +
+        '"a-1":{"url":"https://hooks.example.com/a-1"},' +
+        '"b":{"url":"https://hooks.example.com/b"},' +
+        '"b-2":{"url":"https://hooks.example.com/b-2"}}',
+    );
+  });
+
+  it('puts a hyphen before digits and digits before letters', () => {
+    expect(Object.keys(JSON.parse(webhookListJson(['a0', 'aa', 'a-'].map(hook))))).toEqual(['a-', 'a0', 'aa']);
+  });
+
+  it('writes each value as the webhook body, groups included', () => {
+    const json = webhookListJson([
+      { name: 'z', url: U, events: { 'user.updated': `${U}u`, 'transaction.created': `${U}t` } },
+      { name: 'a', url: U, events: {} },
+    ]);
+    expect(json).toBe(
+      '{"a":{"url":"https://hooks.example.com/"},' +
+        '"z":{"url":"https://hooks.example.com/","transaction":{"created":"https://hooks.example.com/t"},"user":{"updated":"https://hooks.example.com/u"}}}',
+    );
+  });
+
+  it('is valid JSON whose parse gives the bodies by name', () => {
+    const parsed = JSON.parse(webhookListJson(['10', '9'].map(hook)));
+    expect(parsed).toEqual({ '9': { url: `${U}9` }, '10': { url: `${U}10` } });
+  });
+
+  it('does not reorder its input array', () => {
+    const input = ['b', 'a'].map(hook);
+    webhookListJson(input);
+    expect(input.map((w) => w.name)).toEqual(['b', 'a']);
+  });
+});
+
+describe('newSigningSecret', () => {
+  it('is whsec_ and the base64 of 32 bytes', () => {
+    const secret = newSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice('whsec_'.length), 'base64').length).toBe(32);
+  });
+
+  it('is different each time', () => {
+    expect(new Set(Array.from({ length: 100 }, () => newSigningSecret())).size).toBe(100);
+  });
+});
