@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
 import { noStore } from './http/no-store';
@@ -17,6 +18,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.useLogger(new NestPinoLogger(logger));
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(helmet());
   app.use(noStore);
   app.use(requestLog(logger));
   app.use(requireJsonBody);

@@ -6,12 +6,16 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
+import { LimitedExpressAdapter } from './http/http-adapter';
 import { PINO } from './logging/pino.provider';
 
 async function bootstrap(): Promise<void> {
   // Validated before anything else, so that a bad variable is one clear line.
   const config = loadAppConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new LimitedExpressAdapter(config.requestTimeoutMs), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
   configureApp(app);
   const logger = app.get<Logger>(PINO);
   await app.listen(config.port, config.host);

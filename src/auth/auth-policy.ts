@@ -11,6 +11,8 @@ export const AUTH_POLICY = 'platform-api:auth-policy';
 /** A browser user acting in an organization (SPEC 4, webhook operations). */
 export interface SessionCaller {
   readonly kind: 'session';
+  /** Identifies the session without being its token (the token's hash): for rate limits. */
+  readonly sessionKey: string;
   readonly organizationId: number;
   readonly role: Role;
 }

@@ -87,13 +87,14 @@ describe('Authenticator.session (SPEC 4, webhook operations)', () => {
 
   it.each<Role>(['owner', 'admin'])('returns the session caller for an allowed role (%s)', async (role) => {
     const { authenticator } = authenticatorWith([{ organizationId: 7, role }]);
-    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', organizationId: 7, role });
+    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', sessionKey: TOKEN_HASH, organizationId: 7, role });
   });
 
   it('returns the caller when a bearer header is also present (it is ignored)', async () => {
     const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
     expect(await authenticator.session({ ...SESSION, authorization: 'Bearer whatever' }, WRITERS)).toEqual({
       kind: 'session',
+      sessionKey: TOKEN_HASH,
       organizationId: 7,
       role: 'owner',
     });

@@ -16,12 +16,13 @@ export class Authenticator {
   async session(headers: IncomingHttpHeaders, roles: readonly Role[]): Promise<SessionCaller> {
     const token = sessionTokenOf(headers.cookie);
     if (token === undefined) throw Errors.unauthorized();
-    const grants = await this.identities.findSessionGrants(hashToken(token));
+    const sessionKey = hashToken(token);
+    const grants = await this.identities.findSessionGrants(sessionKey);
     if (grants.length === 0) throw Errors.unauthorized();
     const [grant] = grants;
     if (grants.length > 1 || grant.organizationId === null || grant.role === null) throw Errors.noOrganization();
     if (!roles.includes(grant.role)) throw Errors.noPermission();
-    return { kind: 'session', organizationId: grant.organizationId, role: grant.role };
+    return { kind: 'session', sessionKey, organizationId: grant.organizationId, role: grant.role };
   }
 
   /** 401 unless a live wallet-extension token is the only credential. */

@@ -14,6 +14,14 @@ export type DatabaseConfig =
     }
   | { readonly type: 'sqlite'; readonly path: string };
 
+export interface RateLimits {
+  readonly windowMs: number;
+  readonly perSession: number;
+  readonly perOrganization: number;
+  /** Counters in Redis (shared by every instance) when set, else in each process's memory. */
+  readonly redisUrl: string | undefined;
+}
+
 export interface SecretKeys {
   /** Encrypts every new secret. */
   readonly current: Buffer;
@@ -39,6 +47,11 @@ export class AppConfig {
   readonly secretKeys: SecretKeys;
   readonly webhooksPerOrgMax: number;
   readonly logLevel: string;
+  /** Whole-request deadline of the HTTP server. */
+  readonly requestTimeoutMs: number;
+  /** Origins whose pages may send state-changing webhook requests (exact `scheme://host[:port]`). */
+  readonly allowedOrigins: readonly string[];
+  readonly rateLimits: RateLimits;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -69,6 +82,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     },
     webhooksPerOrgMax: e.WEBHOOKS_PER_ORG_MAX ?? 100,
     logLevel: e.LOG_LEVEL ?? 'info',
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
+    allowedOrigins: parseOrigins(e.ALLOWED_ORIGINS ?? ''),
+    rateLimits: {
+      windowMs: (e.RATE_LIMIT_WINDOW_SECONDS ?? 60) * 1000,
+      perSession: e.RATE_LIMIT_PER_SESSION ?? 300,
+      perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
+      redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
+    },
   });
 }
 
@@ -117,4 +138,33 @@ function currentKey(secretKey: string | undefined, production: boolean, cwd: str
   if (secretKey !== undefined) return decodeKey('SECRET_KEY', secretKey);
   if (production) throw new ConfigError('SECRET_KEY', 'required when NODE_ENV=production (base64 of 32 bytes)');
   return readOrCreateKeyFile(resolve(cwd, DEFAULT_KEY_FILE));
+}
+
+function parseOrigins(value: string): string[] {
+  return value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+    .map((origin) => {
+      let url: URL;
+      try {
+        url = new URL(origin);
+      } catch {
+        throw new ConfigError('ALLOWED_ORIGINS', `invalid origin ${JSON.stringify(origin)} (scheme://host[:port], comma-separated)`);
+      }
+      if (url.origin === 'null' || `${url.origin}/` !== url.href) {
+        throw new ConfigError('ALLOWED_ORIGINS', `invalid origin ${JSON.stringify(origin)} (scheme://host[:port], comma-separated)`);
+      }
+      return url.origin;
+    });
+}
+
+function parseRedisUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'redis:' || url.protocol === 'rediss:') return value;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError('REDIS_URL', 'must be redis://[user:pass@]host[:port][/db] or rediss://…');
 }

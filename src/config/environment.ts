@@ -50,16 +50,35 @@ export class Environment {
 
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  REQUEST_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsString()
+  ALLOWED_ORIGINS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400)
+  RATE_LIMIT_WINDOW_SECONDS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_SESSION?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_ORGANIZATION?: number;
+
+  @IsOptional() @IsString()
+  REDIS_URL?: string;
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
   'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
-  'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL',
+  'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
+  'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'REDIS_URL',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */
-const SENSITIVE: ReadonlySet<string> = new Set(['SECRET_KEY', 'PREVIOUS_SECRET_KEYS', 'DATABASE_URL']);
+const SENSITIVE: ReadonlySet<string> = new Set(['SECRET_KEY', 'PREVIOUS_SECRET_KEYS', 'DATABASE_URL', 'REDIS_URL']);
 
 /** Invalid configuration; its message is the one line printed before the process stops. */
 export class ConfigError extends Error {

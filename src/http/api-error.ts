@@ -9,13 +9,17 @@ export type ErrorCode =
   | 'unauthorized'
   | 'no organization'
   | 'no permission'
+  | 'forbidden origin'
   | 'no issuer'
   | 'not found'
   | 'no card'
   | 'method not allowed'
   | 'name conflict'
+  | 'rate limited'
+  | 'request timeout'
   | 'payload too large'
   | 'unsupported media type'
+  | 'headers too large'
   | 'internal error'
   | 'unavailable'
   | 'dns unavailable';
@@ -53,12 +57,14 @@ export const Errors = {
   unauthorized: () => new ApiError(401, 'unauthorized'),
   noOrganization: () => new ApiError(403, 'no organization'),
   noPermission: () => new ApiError(403, 'no permission'),
+  forbiddenOrigin: () => new ApiError(403, 'forbidden origin'),
   noIssuer: () => new ApiError(403, 'no issuer'),
   notFound: () => new ApiError(404, 'not found'),
   noCard: () => new ApiError(404, 'no card'),
   methodNotAllowed: (allow: string[]) => new ApiError(405, 'method not allowed', undefined, { Allow: allow.join(', ') }),
   nameConflict: () => new ApiError(409, 'name conflict'),
   payloadTooLarge: () => new ApiError(413, 'payload too large'),
+  rateLimited: (retryAfterSeconds: number) => new ApiError(429, 'rate limited', undefined, { 'Retry-After': String(retryAfterSeconds) }),
   unsupportedMediaType: () => new ApiError(415, 'unsupported media type'),
   internal: () => new ApiError(500, 'internal error'),
   unavailable: () => new ApiError(503, 'unavailable', undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) }),

@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../auth/auth-policy';
+import type { ErrorCode } from '../http/api-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
+import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
 import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, WebhookDto } from './dto/webhook-responses.dto';
@@ -19,10 +21,14 @@ import { WebhooksService } from './webhooks.service';
 
 const NameParam = () => ApiParam({ name: 'name', schema: { type: 'string', pattern: WEBHOOK_NAME_PATTERN.source } });
 const DELETED = { code: 'ok' } as const;
+/** Writes can also meet the Origin rule (ALLOWED_ORIGINS). */
+const WRITE_FORBIDDEN: ErrorCode[] = ['forbidden origin', 'no organization', 'no permission'];
 
 @ApiTags('webhooks')
 @ApiExtraModels(WebhookDto)
 @Authenticated({ roles: ['owner', 'admin'] })
+@UseGuards(WebhookRateLimitGuard)
+@ApiErrorResponses({ 429: ['rate limited'] })
 @Controller('webhook')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
@@ -52,6 +58,7 @@ export class WebhooksController {
   @ApiCreatedResponse({ type: CreatedWebhookDto })
   @ApiErrorResponses({
     400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
+    403: WRITE_FORBIDDEN,
     409: ['name conflict'],
     413: ['payload too large'],
     415: ['unsupported media type'],
@@ -72,6 +79,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: ReplacedWebhookDto })
   @ApiErrorResponses({
     400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
+    403: WRITE_FORBIDDEN,
     413: ['payload too large'],
     415: ['unsupported media type'],
     503: ['dns unavailable', 'unavailable'],
@@ -88,6 +96,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: NamedWebhookDto })
   @ApiErrorResponses({
     400: ['invalid name', 'bad request', 'invalid url'],
+    403: WRITE_FORBIDDEN,
     404: ['not found'],
     413: ['payload too large'],
     415: ['unsupported media type'],
@@ -105,7 +114,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook; deleting the last one removes the source record' })
   @NameParam()
   @ApiOkResponse({ type: DeleteResultDto })
-  @ApiErrorResponses({ 400: ['invalid name'], 404: ['not found'] })
+  @ApiErrorResponses({ 400: ['invalid name'], 403: WRITE_FORBIDDEN, 404: ['not found'] })
   async deleteWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
     await this.webhooks.remove(caller.organizationId, name);
     return DELETED;
@@ -115,7 +124,12 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook by body name (legacy); succeeds when it does not exist' })
   @ApiBody({ type: DeleteWebhookDto })
   @ApiOkResponse({ type: DeleteResultDto })
-  @ApiErrorResponses({ 400: ['invalid name', 'bad request'], 413: ['payload too large'], 415: ['unsupported media type'] })
+  @ApiErrorResponses({
+    400: ['invalid name', 'bad request'],
+    403: WRITE_FORBIDDEN,
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+  })
   async deleteWebhookByBody(@Caller() caller: SessionCaller, @Body(DeleteWebhookBodyPipe) name: string) {
     await this.webhooks.removeIfExists(caller.organizationId, name);
     return DELETED;

@@ -7,6 +7,7 @@ import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { LimitedExpressAdapter } from '../../src/http/http-adapter';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';
 import type { Role } from '../../src/identity/entities/member.entity';
 import { IdentityService } from '../../src/identity/identity.service';
@@ -61,7 +62,10 @@ export class TestApp {
       .overrideProvider(PINO)
       .useValue(createPino(config.logLevel, sink))
       .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+    const app = moduleRef.createNestApplication<NestExpressApplication>(new LimitedExpressAdapter(config.requestTimeoutMs), {
+      bodyParser: false,
+      logger: false,
+    });
     configureApp(app);
     await app.init();
     return new TestApp(app, config, database, dns, logs, options.database === undefined);

@@ -1,0 +1,217 @@
+import { describe, expect, it, vi } from 'vitest';
+import { OperationError } from '../common/operation-error';
+import type { SealedSecret, SecretBox } from '../crypto/secret-box';
+import { ApiError } from '../http/api-error';
+import type { IdentityService } from '../identity/identity.service';
+import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
+import { CardsService } from './cards.service';
+import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
+
+const USER = 7;
+const ORG = 3;
+const ISSUER = 11;
+
+/** A stored card with an issuer and both credentials, the secret sealed. */
+const ISSUED_ROW: ProvisioningRow = { cardId: 42, issuerId: ISSUER, provisioningId: 'prov-stored', ciphertext: 'c2VhbGVk', keyId: 'key-1' };
+
+/** What the issuer port answers: deliberately unlike the stored values. */
+const PORT_ANSWER: ProvisioningCredentials = { id: 'prov-from-port', secret: 'secret-from-port' };
+
+class FakeIssuer extends IssuerPort {
+  readonly asked: IssuedCard[] = [];
+
+  async provisioningCredentials(card: IssuedCard): Promise<ProvisioningCredentials> {
+    this.asked.push(card);
+    return PORT_ANSWER;
+  }
+}
+
+interface Fixture {
+  /** The newest provisionable card the repository finds. */
+  row?: ProvisioningRow;
+  knownUsers?: number[];
+  /** `[org, user]` pairs. */
+  memberships?: [number, number][];
+  knownIssuers?: number[];
+  knownCards?: number[];
+}
+
+function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], knownIssuers = [ISSUER], knownCards = [] }: Fixture = {}) {
+  const repository = {
+    findNewestProvisionable: vi.fn(async (_userId: number) => row),
+    createIssuer: vi.fn(async (_name: string) => 5),
+    issuerExists: vi.fn(async (id: number) => knownIssuers.includes(id)),
+    createCard: vi.fn(async (_card: NewCard) => 99),
+    setStatus: vi.fn(async (id: number) => knownCards.includes(id)),
+  };
+  const identity = {
+    requireUser: vi.fn(async (id: number) => {
+      if (!knownUsers.includes(id)) throw new OperationError('not found', `no user ${id}`);
+    }),
+    requireMembership: vi.fn(async (org: number, user: number) => {
+      if (!memberships.some(([o, u]) => o === org && u === user)) throw new OperationError('invalid', `user ${user} is not a member of ${org}`);
+    }),
+  };
+  const secrets = {
+    seal: vi.fn((plaintext: string): SealedSecret => ({ ciphertext: `sealed:${plaintext.length}`, keyId: 'key-1' })),
+    open: vi.fn((_sealed: SealedSecret): string => {
+      throw new Error('the service must leave opening secrets to the issuer port');
+    }),
+  };
+  const issuer = new FakeIssuer();
+  const service = new CardsService(
+    repository as unknown as CardsRepository,
+    issuer,
+    secrets as unknown as SecretBox,
+    identity as unknown as IdentityService,
+  );
+  return { service, repository, identity, secrets, issuer };
+}
+
+/** The ApiError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+async function apiErrorOf(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`expected an ApiError, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
+}
+
+/** The OperationError a promise rejects with. */
+async function operationErrorOf(promise: Promise<unknown>): Promise<OperationError> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`expected an OperationError, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(OperationError);
+  return error as OperationError;
+}
+
+describe('CardsService.provisioningFor (SPEC 6)', () => {
+  it('answers 404 no card when the user has no active or frozen card', async () => {
+    const { service } = serviceWith({ row: undefined });
+    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 404, body: { code: 'no card' } });
+  });
+
+  it('does not ask the issuer port when there is no card', async () => {
+    const { service, issuer } = serviceWith({ row: undefined });
+    await service.provisioningFor(USER).catch(() => undefined);
+    expect(issuer.asked).toEqual([]);
+  });
+
+  it("looks up the caller's own newest provisionable card", async () => {
+    const { service, repository } = serviceWith({ row: ISSUED_ROW });
+    await service.provisioningFor(USER);
+    expect(repository.findNewestProvisionable.mock.calls).toEqual([[USER]]);
+  });
+
+  it('answers 403 no issuer for a card without an issuer or credentials', async () => {
+    const { service } = serviceWith({ row: { cardId: 42, issuerId: null, provisioningId: null, ciphertext: null, keyId: null } });
+    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+  });
+
+  it.each<[string, Partial<ProvisioningRow>]>([
+    ['no provisioning id', { provisioningId: null }],
+    ['no sealed secret', { ciphertext: null }],
+    ['no key id for the secret', { keyId: null }],
+    ['no credentials at all', { provisioningId: null, ciphertext: null, keyId: null }],
+  ])('answers 403 no issuer for a card with an issuer but %s', async (_, missing) => {
+    const { service, issuer } = serviceWith({ row: { ...ISSUED_ROW, ...missing } });
+    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+    expect(issuer.asked).toEqual([]);
+  });
+
+  it('answers 403 no issuer for credentials left on a card without an issuer', async () => {
+    const { service, issuer } = serviceWith({ row: { ...ISSUED_ROW, issuerId: null } });
+    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+    expect(issuer.asked).toEqual([]);
+  });
+
+  it("answers exactly the issuer port's credentials", async () => {
+    const { service } = serviceWith({ row: ISSUED_ROW });
+    expect(await service.provisioningFor(USER)).toEqual(PORT_ANSWER);
+  });
+
+  it('hands the port the stored card with its secret still sealed', async () => {
+    const { service, issuer, secrets } = serviceWith({ row: ISSUED_ROW });
+    await service.provisioningFor(USER);
+    expect(issuer.asked).toEqual([
+      { cardId: 42, issuerId: ISSUER, provisioningId: 'prov-stored', provisioningSecret: { ciphertext: 'c2VhbGVk', keyId: 'key-1' } },
+    ]);
+    expect(secrets.open).not.toHaveBeenCalled();
+  });
+});
+
+describe('CardsService.createCard (SPEC 8)', () => {
+  const ISSUANCE = { issuerId: ISSUER, provisioningId: 'prov-new', provisioningSecret: 'plain provisioning secret' };
+
+  it('answers the id the repository gives the new card', async () => {
+    const { service } = serviceWith();
+    expect(await service.createCard(USER, ORG, 'active')).toBe(99);
+  });
+
+  it('refuses an unknown user and stores nothing', async () => {
+    const { service, repository } = serviceWith({ knownUsers: [] });
+    expect((await operationErrorOf(service.createCard(USER, ORG, 'active'))).code).toBe('not found');
+    expect(repository.createCard).not.toHaveBeenCalled();
+  });
+
+  it('refuses a user who is not a member of the organization and stores nothing', async () => {
+    const { service, repository } = serviceWith({ memberships: [[ORG + 1, USER]] });
+    expect((await operationErrorOf(service.createCard(USER, ORG, 'active'))).code).toBe('invalid');
+    expect(repository.createCard).not.toHaveBeenCalled();
+  });
+
+  it('checks the membership of this user in this organization', async () => {
+    const { service, identity } = serviceWith();
+    await service.createCard(USER, ORG, 'frozen');
+    expect(identity.requireMembership.mock.calls).toEqual([[ORG, USER]]);
+  });
+
+  it('refuses an unknown issuer and stores nothing', async () => {
+    const { service, repository } = serviceWith({ knownIssuers: [] });
+    expect((await operationErrorOf(service.createCard(USER, ORG, 'active', ISSUANCE))).code).toBe('not found');
+    expect(repository.createCard).not.toHaveBeenCalled();
+  });
+
+  it('stores a card without an issuer when given no issuance', async () => {
+    const { service, repository } = serviceWith();
+    await service.createCard(USER, ORG, 'closed');
+    expect(repository.createCard.mock.calls).toEqual([[{ userId: USER, organizationId: ORG, status: 'closed', issuer: undefined }]]);
+    expect(repository.issuerExists).not.toHaveBeenCalled();
+  });
+
+  it('stores the provisioning secret only sealed', async () => {
+    const { service, repository, secrets } = serviceWith();
+    await service.createCard(USER, ORG, 'active', ISSUANCE);
+    expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret']]);
+    expect(repository.createCard.mock.calls).toEqual([
+      [
+        {
+          userId: USER,
+          organizationId: ORG,
+          status: 'active',
+          issuer: { issuerId: ISSUER, provisioningId: 'prov-new', provisioningSecret: { ciphertext: 'sealed:25', keyId: 'key-1' } },
+        },
+      ],
+    ]);
+  });
+});
+
+describe('CardsService.setStatus (SPEC 8)', () => {
+  it('changes the status of a known card', async () => {
+    const { service, repository } = serviceWith({ knownCards: [42] });
+    await service.setStatus(42, 'frozen');
+    expect(repository.setStatus.mock.calls).toEqual([[42, 'frozen']]);
+  });
+
+  it('refuses an unknown card', async () => {
+    const { service } = serviceWith({ knownCards: [] });
+    expect((await operationErrorOf(service.setStatus(42, 'frozen'))).code).toBe('not found');
+  });
+});

@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type { Logger } from 'pino';
+import type { SessionCaller } from '../auth/auth-policy';
+import { AppConfig } from '../config/app-config';
+import { PINO } from '../logging/pino.provider';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { WebhookRateLimitGuard } from './webhook-rate-limit.guard';
+
+/** The caller the AuthGuard put on the request (the throttler types requests loosely). */
+const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
+
+/**
+ * Rate limits of the webhook operations (RATE_LIMIT_*): per session and per organization,
+ * each a fixed window; one counter per caller across all webhook routes.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig, PINO],
+      useFactory: ({ rateLimits }: AppConfig, logger: Logger) => ({
+        throttlers: [
+          { name: 'session', ttl: rateLimits.windowMs, limit: rateLimits.perSession, getTracker: (req) => sessionOf(req).sessionKey },
+          {
+            name: 'organization',
+            ttl: rateLimits.windowMs,
+            limit: rateLimits.perOrganization,
+            getTracker: (req) => String(sessionOf(req).organizationId),
+          },
+        ],
+        generateKey: (_context, tracker, name) => `platform-api:rate:${name}:${tracker}`,
+        setHeaders: false,
+        storage: rateLimits.redisUrl === undefined ? undefined : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
+      }),
+    }),
+  ],
+  providers: [WebhookRateLimitGuard],
+  exports: [ThrottlerModule, WebhookRateLimitGuard],
+})
+export class RateLimitModule {}
