@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, QueryRunner } from 'typeorm';
+import type { Pool } from 'mysql2/promise';
+import { CannotExecuteNotConnectedError, DataSource, QueryRunner } from 'typeorm';
 import { isDeadlock } from './database-errors';
 import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
 
@@ -30,12 +31,26 @@ const DEADLOCK_ATTEMPTS = 3;
 export class Database implements SqlExecutor {
   readonly dialect: SqlDialect;
   private sqliteQueue: Promise<unknown> = Promise.resolve();
+  /** mysql2's own pool under TypeORM's driver, for reads without a QueryRunner (see select). */
+  private readonly mysqlPool?: Pool;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = dataSource.options.type === 'better-sqlite3' ? SQLITE_DIALECT : MYSQL_DIALECT;
+    if (this.dialect.name === 'mysql') {
+      this.mysqlPool = (dataSource.driver as unknown as { pool: { promise(): Pool } }).pool.promise();
+    }
   }
 
-  select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  /**
+   * A read outside any transaction. On MySQL it goes straight to the pool as a prepared
+   * statement (binary protocol, parsed once per connection), the way the hot paths want it:
+   * no QueryRunner to allocate and release per statement.
+   */
+  async select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    if (this.mysqlPool) {
+      if (!this.dataSource.isInitialized) throw new CannotExecuteNotConnectedError();
+      return (await this.mysqlPool.execute(sql, params as SqlValue[]))[0] as T[];
+    }
     return this.dataSource.query(sql, params as SqlValue[]);
   }
 
