@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, parseEnvironment } from './environment';
@@ -15,6 +16,8 @@ export type DatabaseConfig =
   | { readonly type: 'sqlite'; readonly path: string };
 
 export interface RateLimits {
+  /** Scopes the counters to this deployment's database: its instances share them, others never do. */
+  readonly keyPrefix: string;
   readonly windowMs: number;
   readonly perSession: number;
   readonly perOrganization: number;
@@ -64,12 +67,13 @@ const DEFAULT_KEY_FILE = 'data/secret.key';
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const e = parseEnvironment(env);
   const production = e.NODE_ENV === 'production';
+  const database = parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, e.DB_POOL_SIZE ?? 10, e.DB_CONNECT_TIMEOUT_MS ?? 2000);
   return new AppConfig({
     production,
     port: e.PORT ?? 3000,
     host: e.HOST ?? '0.0.0.0',
     apiPrefix: parseApiPrefix(e.API_PREFIX ?? '/api'),
-    database: parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, e.DB_POOL_SIZE ?? 10, e.DB_CONNECT_TIMEOUT_MS ?? 2000),
+    database,
     migrateOnStart: (e.MIGRATE_ON_START ?? 'true') === 'true',
     dnsServers: e.DNS_SERVERS === undefined ? undefined : parseDnsServers(e.DNS_SERVERS),
     dnsTimeoutMs: e.DNS_TIMEOUT_MS ?? 2000,
@@ -85,6 +89,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
     allowedOrigins: parseOrigins(e.ALLOWED_ORIGINS ?? ''),
     rateLimits: {
+      keyPrefix: `platform-api:rate:${databaseIdentity(database)}`,
       windowMs: (e.RATE_LIMIT_WINDOW_SECONDS ?? 60) * 1000,
       perSession: e.RATE_LIMIT_PER_SESSION ?? 300,
       perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
@@ -157,6 +162,16 @@ function parseOrigins(value: string): string[] {
       }
       return url.origin;
     });
+}
+
+/** The database without credentials, hashed: the same for every instance of one deployment. */
+function databaseIdentity(database: DatabaseConfig): string {
+  let where = database.type === 'sqlite' ? database.path : database.url;
+  if (database.type === 'mysql') {
+    const url = new URL(database.url);
+    where = `${url.hostname}:${url.port || 3306}${url.pathname}`;
+  }
+  return createHash('sha256').update(where).digest('hex').slice(0, 12);
 }
 
 function parseRedisUrl(value: string): string {

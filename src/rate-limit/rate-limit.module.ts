@@ -28,7 +28,7 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
             getTracker: (req) => String(sessionOf(req).organizationId),
           },
         ],
-        generateKey: (_context, tracker, name) => `platform-api:rate:${name}:${tracker}`,
+        generateKey: (_context, tracker, name) => `${rateLimits.keyPrefix}:${name}:${tracker}`,
         setHeaders: false,
         storage: rateLimits.redisUrl === undefined ? undefined : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
       }),
