@@ -1,0 +1,66 @@
+// A tiny DNS server on loopback (UDP) for the benchmark: the service resolves every webhook
+// host through DNS_SERVERS (SPEC 5.1, rule 6), and the bench must not depend on the real
+// Internet or on the machine's resolvers. It answers A and AAAA with one public address
+// (SPEC 5.2) for each name of ZONE and NXDOMAIN for every other name.
+//
+//   node bench/dns-server.mjs   prints "127.0.0.1:<port>" (for DNS_SERVERS) on stdout, then
+//                               serves until SIGTERM/SIGINT; when its stdin is a pipe (as
+//                               run.mjs starts it), also until that pipe closes, so it never
+//                               outlives the bench, even one killed with SIGKILL
+//
+// run.mjs runs it as a child process rather than in its own event loop, which is busy
+// driving autocannon during the write workloads: answers would wait behind the load
+// generator and the service's DNS latency would be the bench's, not its own.
+import { fstatSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+
+/** RFC 1035 response code: no such name. */
+const NXDOMAIN = 3;
+
+// Public by SPEC 5.2 (outside every special-purpose range); nothing ever connects to them.
+const PUBLIC_A = '93.184.216.34';
+const PUBLIC_AAAA = '2606:2800:220:1:248:1893:25c8:1946';
+
+/** The host names of the URLs run.mjs sends (seed, W4, W5). */
+export const ZONE = ['hooks.acme-example.com', 'events.acme-example.com', 'alt.acme-example.com'];
+
+/** Starts the server on 127.0.0.1 (a free port); resolves to `{ address, close }`. */
+export async function startDnsServer(names = ZONE) {
+  const known = new Set(names.map((name) => name.toLowerCase()));
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      const [question] = request.questions;
+      const response = Packet.createResponseFromRequest(request);
+      const name = question.name.toLowerCase().replace(/\.$/, '');
+      if (!known.has(name)) {
+        response.header.rcode = NXDOMAIN;
+      } else if (question.type === Packet.TYPE.A || question.type === Packet.TYPE.AAAA) {
+        const type = question.type === Packet.TYPE.A ? 'A' : 'AAAA';
+        response.answers.push({
+          name: question.name,
+          type: Packet.TYPE[type],
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          address: type === 'A' ? PUBLIC_A : PUBLIC_AAAA,
+        });
+      }
+      // Any other type of a known name: an empty answer ("no data").
+      send(response);
+    },
+  });
+  const { udp } = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  return { address: `127.0.0.1:${udp.port}`, close: () => server.close() };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { address, close } = await startDnsServer();
+  const stop = () => close().finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  if (fstatSync(0).isFIFO()) process.stdin.on('end', stop).on('error', stop).resume();
+  process.stdout.write(`${address}\n`);
+}

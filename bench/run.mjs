@@ -1,0 +1,716 @@
+// The benchmark harness of platform-api (`npm run bench`; see bench/README.md).
+//
+// Seeds a fresh MariaDB database through the CLI and the API with the data set of
+// ../shared/perf/baseline/seed.mjs, starts the built server as in production (one process,
+// NODE_ENV=production, LOG_LEVEL=info), loads it with wrk (autocannon when wrk is absent, and
+// always for W5) and prints, per workload, rps, p50, p99, non-2xx answers and the server's
+// peak RSS; then the cold start (spawn to the first 200 from /health) on SQLite and MariaDB.
+// It writes bench/results/tokens.json, the tokens file of ../shared/perf/load.sh and ab.sh.
+//
+//   W1  GET   /api/webhook                    session cookie (owner)
+//   W2  GET   /api/webhook/hook-01            session cookie
+//   W3  GET   /api/card/provisioning          wallet_extension bearer token
+//   W4  PATCH /api/webhook/hook-01            url alternating between two hosts (DNS on loopback)
+//   W5  POST  /api/webhook/<new> + DELETE it  one pair per iteration and connection
+//
+// Exit status: 0 when every request of every workload answered 2xx, 1 otherwise (or on any
+// failure of the harness itself), 130 when interrupted.
+//
+// Environment (defaults in brackets):
+//   BENCH_DATABASE_URL  MariaDB server, no database [mysql://root@127.0.0.1:3306]
+//   BENCH_KEEP=1        keep the workload database (pa_bench_<random>) instead of dropping it
+//   BENCH_SERVE=1       keep the server running at the end, until Ctrl-C (for ab.sh)
+//   BENCH_PORT [3000]   BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds per workload)
+//   BENCH_CONNECTIONS [32]  BENCH_THREADS [2] (wrk)  BENCH_TOOL [wrk when on PATH, else autocannon]
+//   BENCH_WORKLOADS ["W1 W2 W3 W4 W5"]  BENCH_COLD_RUNS [3] (0: no cold starts)
+//   BENCH_SERVER_LOG    where the server's stdout (one JSON line per request) goes
+//                       [bench/results/server.log]
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import mysql from 'mysql2/promise';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const RESULTS = join(ROOT, 'bench', 'results');
+const TOKENS_FILE = join(RESULTS, 'tokens.json');
+const API_PREFIX = '/api';
+const HOOKS = 10;
+const HOOK_NAME = 'hook-01';
+const TTL_ONE_YEAR = '31536000';
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** A failure with a message that says it all: printed without a stack trace. */
+class BenchError extends Error {}
+
+// ---- configuration ------------------------------------------------------------------------
+
+function intFromEnv(name, fallback, min, raw = process.env[name]) {
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min)) throw new BenchError(`${name}: expected a whole number >= ${min}, got ${JSON.stringify(process.env[name])}`);
+  return value;
+}
+
+/** Seconds, written bare ("10") or as load.sh writes them ("10s"). */
+const secondsFromEnv = (name, fallback) => intFromEnv(name, fallback, 1, process.env[name]?.replace(/s$/, ''));
+
+function loadConfig() {
+  const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+  const tool = process.env.BENCH_TOOL || (onPath('wrk') ? 'wrk' : 'autocannon');
+  if (tool !== 'wrk' && tool !== 'autocannon') throw new BenchError(`BENCH_TOOL: wrk or autocannon, got ${JSON.stringify(tool)}`);
+  if (tool === 'wrk' && !onPath('wrk')) throw new BenchError('BENCH_TOOL=wrk but wrk is not on PATH (apt-get install wrk)');
+  const workloads = (process.env.BENCH_WORKLOADS ?? 'W1 W2 W3 W4 W5').split(/[\s,]+/).filter((w) => w !== '');
+  const unknown = workloads.filter((w) => !(w in WORKLOADS));
+  if (unknown.length > 0) throw new BenchError(`BENCH_WORKLOADS: unknown ${unknown.join(', ')} (W1 to W5)`);
+  return {
+    mariadb: parseServerUrl(process.env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306'),
+    keep: process.env.BENCH_KEEP === '1',
+    serve: process.env.BENCH_SERVE === '1',
+    port: intFromEnv('BENCH_PORT', 3000, 1),
+    duration: secondsFromEnv('BENCH_DURATION', 10),
+    warmup: secondsFromEnv('BENCH_WARMUP', 3),
+    connections: intFromEnv('BENCH_CONNECTIONS', 32, 1),
+    threads: intFromEnv('BENCH_THREADS', 2, 1),
+    tool,
+    workloads,
+    coldRuns: intFromEnv('BENCH_COLD_RUNS', 3, 0),
+    serverLog: process.env.BENCH_SERVER_LOG || join(RESULTS, 'server.log'),
+  };
+}
+
+/** The MariaDB server URL; the bench creates (and drops) its own databases on it. */
+function parseServerUrl(value) {
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') || url.hostname === '') {
+    throw new BenchError('BENCH_DATABASE_URL: expected mysql://user[:pass]@host[:port]');
+  }
+  if (url.pathname !== '' && url.pathname !== '/') {
+    throw new BenchError('BENCH_DATABASE_URL: name the server only (no /database): the bench creates its own databases');
+  }
+  return url;
+}
+
+/** The server URL with a database, for DATABASE_URL. */
+function databaseUrl(server, name) {
+  const url = new URL(server.href);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** For messages: never the password. */
+const shown = (server) => `${server.protocol}//${server.username || '(no user)'}@${server.host}`;
+
+// ---- cleanup: everything started is stopped, on success, failure and Ctrl-C ----------------
+
+const cleanups = [];
+const atCleanup = (fn) => cleanups.push(fn);
+
+async function cleanUp() {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()();
+    } catch (error) {
+      log(`cleanup: ${error.message}`);
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
+async function stop(child, graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Spawns a child that is stopped at cleanup if it is still running. */
+function spawnTracked(command, args, options) {
+  const child = spawn(command, args, options);
+  atCleanup(() => stop(child));
+  return child;
+}
+
+// ---- output -------------------------------------------------------------------------------
+
+/** Progress on stderr; the results alone go to stdout. */
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+const mb = (kb) => kb / 1024;
+
+// ---- prerequisites ------------------------------------------------------------------------
+
+function requireDist() {
+  for (const file of ['main.js', 'cli.js']) {
+    if (!existsSync(join(DIST, file))) {
+      throw new BenchError(`dist/${file} is missing: run \`npm run build\` first (\`npm run bench\` builds when stale)`);
+    }
+  }
+}
+
+function requirePortFree(port) {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error) =>
+      reject(new BenchError(`port ${port} on 127.0.0.1 is not free (${error.code}): stop what uses it or set BENCH_PORT`)),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(resolve));
+  });
+}
+
+async function withMariadb(server, work) {
+  let connection;
+  try {
+    connection = await mysql.createConnection({ uri: server.href, connectTimeout: 5000 });
+  } catch (error) {
+    throw new BenchError(
+      `MariaDB unreachable at ${shown(server)} (${error.code ?? error.message}): start it, or point BENCH_DATABASE_URL at one`,
+    );
+  }
+  try {
+    return await work(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+/** A fresh, empty database; dropped at cleanup (again, if `drop` was called: IF EXISTS) unless kept. */
+async function createDatabase(server, { keep = false } = {}) {
+  const name = `pa_bench_${randomBytes(6).toString('hex')}`;
+  await withMariadb(server, (c) => c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`));
+  const drop = () => withMariadb(server, (c) => c.query(`DROP DATABASE IF EXISTS ${name}`));
+  if (!keep) atCleanup(drop);
+  return { name, url: databaseUrl(server, name), drop };
+}
+
+// ---- HTTP client for seeding, checks and /health (node:http: no lazy-loaded client in the
+// way of the cold-start measurement) ---------------------------------------------------------
+
+function request(method, url, { headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, {
+      method,
+      agent: false,
+      headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.once('end', () => resolve({ status: res.statusCode, text }));
+      res.once('error', reject);
+    });
+    req.end(payload);
+  });
+}
+
+async function expectStatus(expected, method, url, options) {
+  const { status, text } = await request(method, url, options);
+  if (status !== expected) throw new BenchError(`${method} ${url} answered ${status}, expected ${expected}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+// ---- the service's processes --------------------------------------------------------------
+
+/** The environment of the server and the CLI: the same SECRET_KEY and DATABASE_URL for both. */
+function serviceEnv(secretKey, url, extra = {}) {
+  return { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'info', SECRET_KEY: secretKey, DATABASE_URL: url, ...extra };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** `node dist/cli.js …`: its one JSON object. Errors name the command, never its arguments (secrets). */
+async function cli(env, ...args) {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [join(DIST, 'cli.js'), ...args], { env, cwd: ROOT });
+    return JSON.parse(stdout);
+  } catch (error) {
+    throw new BenchError(`cli ${args.slice(0, 2).join(' ')} failed: ${(error.stderr || error.message).trim()}`);
+  }
+}
+
+/**
+ * Starts `node dist/main.js`; `startedAt` is taken just before the spawn. stdout (the request
+ * log) goes to `logFile` or nowhere; the tail of stderr is kept for error messages.
+ */
+function startServer(env, { cwd = ROOT, logFile } = {}) {
+  const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
+  const startedAt = performance.now();
+  const child = spawnTracked(process.execPath, [join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
+  if (typeof stdout === 'number') closeSync(stdout);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  return { child, startedAt, port: Number(env.PORT), stderr: () => stderr.trim() };
+}
+
+/** Polls /health every 10 ms; resolves to the time (performance.now()) of the first 200. */
+async function waitForHealth(server, timeoutMs = 60_000) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new BenchError(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before /health answered 200: ${server.stderr()}`);
+    }
+    const status = await request('GET', `http://127.0.0.1:${server.port}/health`).then((r) => r.status, () => 0);
+    if (status === 200) return performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new BenchError(`/health did not answer 200 within ${timeoutMs / 1000} s: ${server.stderr()}`);
+}
+
+/** The DNS server of bench/dns-server.mjs, in its own process; resolves to its ip:port. */
+async function startDns() {
+  const child = spawnTracked(process.execPath, [join(ROOT, 'bench', 'dns-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.includes('\n')) resolve(stdout.trim());
+    });
+    child.once('exit', (code) => reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`)));
+  });
+}
+
+// ---- seeding (the shape of ../shared/perf/baseline/seed.mjs) -------------------------------
+
+const EVENTS = [
+  ['transaction', 'created'],
+  ['transaction', 'updated'],
+  ['transaction', 'completed'],
+  ['card', 'updated'],
+  ['user', 'updated'],
+];
+
+/** Webhook i (1-based): url + two event URLs, rotating through the events as seed.mjs does. */
+function webhookBody(name, i) {
+  const [groupA, eventA] = EVENTS[(i - 1) % 5];
+  const [groupB, eventB] = EVENTS[i % 5];
+  const body = { url: `https://hooks.acme-example.com/platform/${name}` };
+  (body[groupA] ??= {})[eventA] = `https://hooks.acme-example.com/platform/${name}/${groupA}.${eventA}`;
+  (body[groupB] ??= {})[eventB] = `https://events.acme-example.com/${name}?event=${groupB}.${eventB}`;
+  return body;
+}
+
+const hookName = (i) => `hook-${String(i).padStart(2, '0')}`;
+
+/** Organization, owner session, wallet user with a token and an active card: the CLI's part. */
+async function seedThroughCli(env) {
+  const { id: org } = await cli(env, 'org', 'create', '--name', 'Acme');
+  const { id: owner } = await cli(env, 'user', 'create', '--email', 'owner@acme.test', '--name', 'Owner');
+  await cli(env, 'member', 'add', '--org', String(org), '--user', String(owner), '--role', 'owner');
+  const { token: session } = await cli(env, 'session', 'create', '--user', String(owner), '--org', String(org), '--ttl', TTL_ONE_YEAR);
+  const { id: walletUser } = await cli(env, 'user', 'create', '--email', 'wallet@acme.test', '--name', 'Wallet User');
+  await cli(env, 'member', 'add', '--org', String(org), '--user', String(walletUser), '--role', 'member');
+  const { token: wallet } = await cli(env, 'wallet-token', 'create', '--user', String(walletUser), '--ttl', TTL_ONE_YEAR);
+  const { id: issuer } = await cli(env, 'issuer', 'create', '--name', 'Example Issuer');
+  await cli(env, 'card', 'create', '--user', String(walletUser), '--org', String(org), '--issuer', String(issuer),
+    '--provisioning-id', `prov_${randomBytes(12).toString('hex')}`, '--provisioning-secret', randomBytes(32).toString('base64'));
+  return { session, wallet };
+}
+
+/** The 10 webhooks, through the API (so through the URL rules and the DNS server). */
+async function seedThroughApi(api, session) {
+  const headers = { Cookie: `__Secure-auth.session_token=${session}` };
+  for (let i = 1; i <= HOOKS; i++) {
+    await expectStatus(201, 'POST', `${api}/webhook/${hookName(i)}`, { headers, body: webhookBody(hookName(i), i) });
+  }
+}
+
+/** Fresh statistics so the optimizer sees the real (tiny) tables, as seed.mjs does. */
+async function analyze(server, database) {
+  await withMariadb(server, async (c) => {
+    const [rows] = await c.query(`SHOW TABLES FROM ${database}`);
+    const tables = rows.map((row) => `${database}.\`${Object.values(row)[0]}\``);
+    await c.query(`ANALYZE TABLE ${tables.join(', ')}`);
+  });
+}
+
+// ---- workloads ----------------------------------------------------------------------------
+
+const W4_BODIES = [
+  { url: `https://hooks.acme-example.com/platform/${HOOK_NAME}` },
+  { url: `https://alt.acme-example.com/platform/${HOOK_NAME}` },
+];
+
+/** W5: a new name per create; the counter spans warm-up and measured run, so names never repeat. */
+let w5Sequence = 0;
+
+const WORKLOADS = {
+  W1: { title: `GET ${API_PREFIX}/webhook`, method: 'GET', path: '/webhook', auth: 'session' },
+  W2: { title: `GET ${API_PREFIX}/webhook/${HOOK_NAME}`, method: 'GET', path: `/webhook/${HOOK_NAME}`, auth: 'session' },
+  W3: { title: `GET ${API_PREFIX}/card/provisioning`, method: 'GET', path: '/card/provisioning', auth: 'wallet' },
+  W4: { title: `PATCH ${API_PREFIX}/webhook/${HOOK_NAME} (url)`, method: 'PATCH', path: `/webhook/${HOOK_NAME}`, auth: 'session', bodies: W4_BODIES, writes: true },
+  // wrk has no per-connection state, so it cannot send a DELETE after its own POST: always autocannon.
+  W5: { title: `POST + DELETE ${API_PREFIX}/webhook/{new}`, pairs: true, auth: 'session', writes: true },
+};
+
+/**
+ * After a write workload, back to the seeded data set, so that the next workload (and ab.sh
+ * against BENCH_SERVE's server) sees exactly the baseline's 10 webhooks: hook-01's seed URL
+ * again (W4), no W5 leftover (the load generator stops with a create in flight on each
+ * connection, and the server finishes those after the client has gone). Repeats until two
+ * checks half a second apart find nothing to fix, since such requests may still land.
+ */
+async function restoreSeed(api, headers) {
+  const seeded = new Set(Array.from({ length: HOOKS }, (_, i) => hookName(i + 1)));
+  for (let clean = 0, tries = 1; clean < 2; tries++) {
+    if (tries > 60) throw new BenchError('the webhooks did not settle back to the seeded ones within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const webhooks = JSON.parse(await expectStatus(200, 'GET', `${api}/webhook`, { headers }));
+    const extra = Object.keys(webhooks).filter((name) => !seeded.has(name));
+    const moved = webhooks[HOOK_NAME].url !== W4_BODIES[0].url;
+    for (const name of extra) {
+      // 404: the DELETE of its own pair got there first
+      const { status } = await request('DELETE', `${api}/webhook/${name}`, { headers });
+      if (status !== 200 && status !== 404) throw new BenchError(`DELETE ${api}/webhook/${name} answered ${status}`);
+    }
+    if (moved) await expectStatus(200, 'PATCH', `${api}/webhook/${HOOK_NAME}`, { headers, body: W4_BODIES[0] });
+    clean = extra.length === 0 && !moved ? clean + 1 : 0;
+  }
+}
+
+function authHeaders(workload, tokens) {
+  return workload.auth === 'wallet'
+    ? { Authorization: `Bearer ${tokens.wallet}` }
+    : { Cookie: `__Secure-auth.session_token=${tokens.session}` };
+}
+
+/** One request (W5: one pair) that must succeed before any load, as load.sh checks with curl. */
+async function checkOnce(workload, api, headers) {
+  if (workload.pairs) {
+    await expectStatus(201, 'POST', `${api}/webhook/w5-check`, { headers, body: webhookBody('w5-check', 1) });
+    await expectStatus(200, 'DELETE', `${api}/webhook/w5-check`, { headers });
+  } else {
+    await expectStatus(200, workload.method, `${api}${workload.path}`, { headers, body: workload.bodies?.[0] });
+  }
+}
+
+// wrk: headers from WRK_HEADERS, as ../shared/perf/wrk/headers.lua does. With WRK_BODIES (one
+// JSON body per line) each request takes the next body in turn; without, request() stays
+// undefined and wrk keeps its static, pre-built request (no per-request Lua work), as load.sh.
+const WRK_LUA = `
+for line in (os.getenv("WRK_HEADERS") or ""):gmatch("[^\\r\\n]+") do
+  local name, value = line:match("^%s*([^:%s]+)%s*:%s*(.-)%s*$")
+  if name then wrk.headers[name] = value end
+end
+local bodies = {}
+for body in (os.getenv("WRK_BODIES") or ""):gmatch("[^\\n]+") do bodies[#bodies + 1] = body end
+if #bodies > 0 then
+  wrk.method = os.getenv("WRK_METHOD")
+  wrk.headers["Content-Type"] = "application/json"
+  local n = 0
+  function request()
+    n = n + 1
+    return wrk.format(nil, nil, nil, bodies[n % #bodies + 1])
+  end
+end
+`;
+
+/** wrk prints 812.00us / 1.23ms / 1.05s / 1.20m: to milliseconds. */
+function wrkMs(text) {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text ?? '');
+  if (!match) return NaN;
+  return Number(match[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[match[2]];
+}
+
+async function runWrk({ workload, url, headers, seconds, config, luaFile }) {
+  const env = {
+    ...process.env,
+    WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n'),
+    WRK_METHOD: workload.method,
+    WRK_BODIES: (workload.bodies ?? []).map((body) => JSON.stringify(body)).join('\n'),
+  };
+  const args = [`-t${config.threads}`, `-c${config.connections}`, `-d${seconds}s`, '--latency', '-s', luaFile, url];
+  const child = spawnTracked('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new BenchError(`wrk exited ${code}: ${text.trim()}`);
+  const line = (re) => re.exec(text)?.[1];
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  return {
+    rps: Number(line(/^Requests\/sec:\s+([\d.]+)/m)),
+    p50: wrkMs(line(/^\s+50%\s+(\S+)/m)),
+    p99: wrkMs(line(/^\s+99%\s+(\S+)/m)),
+    non2xx: Number(line(/Non-2xx or 3xx responses: (\d+)/) ?? 0),
+    errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+  };
+}
+
+async function runAutocannon({ workload, origin, headers, seconds, config }) {
+  const requests = workload.pairs
+    ? [
+        {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          // context: autocannon's per-connection state, fresh for each POST + DELETE sequence
+          setupRequest: (req, context) => {
+            context.name = `w5-${++w5Sequence}`;
+            return { ...req, path: `${API_PREFIX}/webhook/${context.name}`, body: JSON.stringify(webhookBody(context.name, w5Sequence)) };
+          },
+        },
+        { method: 'DELETE', headers, setupRequest: (req, context) => ({ ...req, path: `${API_PREFIX}/webhook/${context.name}` }) },
+      ]
+    : workload.bodies
+      ? workload.bodies.map((body) => ({ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }))
+      : [{ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers }];
+  const result = await autocannon({ url: origin, connections: config.connections, duration: seconds, requests });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors, // timeouts included
+    // wrk gives no such breakdown
+    statuses: Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}x${count}`).join(' '),
+  };
+}
+
+/** Samples VmRSS of the server every 100 ms; `done()` stops and gives the peak in kB. */
+function sampleRss(pid) {
+  let peak = 0;
+  const sample = () => {
+    peak = Math.max(peak, procStatusKb(pid, 'VmRSS'));
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peak;
+  };
+}
+
+function procStatusKb(pid, field) {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0; // the process is gone; its absence is reported elsewhere
+  }
+}
+
+/** user + system CPU time of a process, in ticks. */
+function cpuTicks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return 0;
+  }
+}
+
+/** Check, warm-up (thrown away), then the measured run, with the server's RSS and CPU. */
+async function runWorkload(id, { server, tokens, config, luaFile }) {
+  const workload = WORKLOADS[id];
+  const origin = `http://127.0.0.1:${config.port}`;
+  const headers = authHeaders(workload, tokens);
+  const tool = config.tool === 'wrk' && !workload.pairs ? 'wrk' : 'autocannon';
+  await checkOnce(workload, `${origin}${API_PREFIX}`, headers);
+
+  const run = (seconds) =>
+    tool === 'wrk'
+      ? runWrk({ workload, url: `${origin}${API_PREFIX}${workload.path}`, headers, seconds, config, luaFile })
+      : runAutocannon({ workload, origin, headers, seconds, config });
+
+  log(`${id} ${workload.title}: ${tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s`);
+  const peakRss = sampleRss(server.child.pid);
+  const warm = await run(config.warmup);
+  const ticks0 = cpuTicks(server.child.pid);
+  const t0 = performance.now();
+  const measured = await run(config.duration);
+  const cpuSeconds = (cpuTicks(server.child.pid) - ticks0) / TICKS_PER_SECOND;
+  const cpu = (cpuSeconds / ((performance.now() - t0) / 1000)) * 100;
+  const peakRssKb = peakRss();
+  if (workload.writes) await restoreSeed(`${origin}${API_PREFIX}`, headers);
+  // Failed answers are counted over the warm-up too: every request must succeed.
+  const non2xx = warm.non2xx + measured.non2xx;
+  const errors = warm.errors + measured.errors;
+  const result = { id, tool, ...measured, non2xx, errors, cpu, peakRssKb, failures: non2xx + errors };
+  log(`${id}: ${fixed(result.rps, 0)} rps, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms`
+    + (result.failures > 0 ? `, ${non2xx} non-2xx, ${errors} errors` : '')
+    + (result.failures > 0 && measured.statuses ? ` (measured run: ${measured.statuses})` : ''));
+  return result;
+}
+
+// ---- cold start ---------------------------------------------------------------------------
+
+/** Milliseconds from spawn to the first 200 from /health; the server is stopped afterwards. */
+async function coldStart(env, cwd) {
+  const server = startServer(env, { cwd });
+  const healthyAt = await waitForHealth(server);
+  await stop(server.child);
+  return healthyAt - server.startedAt;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** SQLite and MariaDB, each: a fresh store (migrations at start) then a second start on it. */
+async function coldStarts(config, secretKey) {
+  const runs = { 'SQLite, fresh file': [], 'SQLite, migrated': [], 'MariaDB, fresh database': [], 'MariaDB, migrated': [] };
+  const extra = { PORT: String(config.port), HOST: '127.0.0.1' };
+  for (let i = 1; i <= config.coldRuns; i++) {
+    log(`cold start ${i}/${config.coldRuns}`);
+    // a fresh working directory too: nothing of a previous start (data/) is found there
+    const dir = mkdtempSync(join(tmpdir(), 'pa-bench-'));
+    try {
+      const env = serviceEnv(secretKey, `sqlite:${join(dir, 'bench.sqlite')}`, extra);
+      runs['SQLite, fresh file'].push(await coldStart(env, dir));
+      runs['SQLite, migrated'].push(await coldStart(env, dir));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const database = await createDatabase(config.mariadb);
+    try {
+      const env = serviceEnv(secretKey, database.url, extra);
+      runs['MariaDB, fresh database'].push(await coldStart(env, ROOT));
+      runs['MariaDB, migrated'].push(await coldStart(env, ROOT));
+    } finally {
+      await database.drop();
+    }
+  }
+  return runs;
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+function printWorkloads(results, config, server) {
+  out(`## Workloads (${config.connections} connections, ${config.warmup} s warm-up, ${config.duration} s measured)`);
+  out();
+  out('| workload | tool | rps | p50 ms | p99 ms | non-2xx | errors | server CPU % | peak RSS MB |');
+  out('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    out(`| ${r.id} ${WORKLOADS[r.id].title} | ${r.tool} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 2)} | ${fixed(r.p99, 2)} | ${r.non2xx} | ${r.errors} | ${fixed(r.cpu, 0)} | ${fixed(mb(r.peakRssKb), 1)} |`);
+  }
+  out();
+  out(`W5 rps counts requests (a pair is 2). autocannon reports latency in whole milliseconds.`);
+  out(`Server RSS: ${fixed(mb(server.idleRssKb), 1)} MB idle after seeding; peak over its life (VmHWM) ${fixed(mb(procStatusKb(server.child.pid, 'VmHWM')), 1)} MB.`);
+  out();
+}
+
+function printColdStarts(runs) {
+  out('## Cold start: spawn of `node dist/main.js` to the first 200 from /health');
+  out();
+  out('| store | median ms | runs ms |');
+  out('|---|---:|---|');
+  for (const [store, values] of Object.entries(runs)) {
+    out(`| ${store} | ${fixed(median(values), 0)} | ${values.map((v) => fixed(v, 0)).join(', ')} |`);
+  }
+  out();
+}
+
+// ---- main ---------------------------------------------------------------------------------
+
+async function main(state) {
+  // No stale tokens file: one written by this run means that it has measured and is serving.
+  rmSync(TOKENS_FILE, { force: true });
+  const config = loadConfig();
+  requireDist();
+  await requirePortFree(config.port);
+  await withMariadb(config.mariadb, (c) => c.query('SELECT 1'));
+  mkdirSync(RESULTS, { recursive: true });
+  const scratch = mkdtempSync(join(tmpdir(), 'pa-bench-'));
+  atCleanup(() => rmSync(scratch, { recursive: true, force: true }));
+  const luaFile = join(scratch, 'wrk.lua');
+  writeFileSync(luaFile, WRK_LUA);
+  const secretKey = randomBytes(32).toString('base64');
+
+  const dns = await startDns();
+  const coldRuns = config.coldRuns > 0 ? await coldStarts(config, secretKey) : undefined;
+
+  const database = await createDatabase(config.mariadb, { keep: config.keep });
+  log(`seeding ${config.keep ? 'kept ' : ''}database ${database.name} on ${shown(config.mariadb)} through the CLI`);
+  const cliEnv = serviceEnv(secretKey, database.url);
+  const tokens = await seedThroughCli(cliEnv);
+  const server = startServer(
+    serviceEnv(secretKey, database.url, {
+      PORT: String(config.port),
+      HOST: '127.0.0.1',
+      DNS_SERVERS: dns,
+      // The defaults (300 per session, 1200 per organization and minute) would answer 429
+      // within a second of load; the limiter still counts every request.
+      RATE_LIMIT_PER_SESSION: '1000000000',
+      RATE_LIMIT_PER_ORGANIZATION: '1000000000',
+      // W5 keeps up to one extra webhook per connection beside the seeded ones.
+      WEBHOOKS_PER_ORG_MAX: String(Math.max(100, HOOKS + config.connections)),
+    }),
+    { logFile: config.serverLog },
+  );
+  await waitForHealth(server);
+  const api = `http://127.0.0.1:${config.port}${API_PREFIX}`;
+  log(`seeding ${HOOKS} webhooks through the API (server pid ${server.child.pid}, log ${relative(ROOT, config.serverLog)})`);
+  await seedThroughApi(api, tokens.session);
+  await analyze(config.mariadb, database.name);
+  server.idleRssKb = procStatusKb(server.child.pid, 'VmRSS');
+
+  const results = [];
+  for (const id of config.workloads) results.push(await runWorkload(id, { server, tokens, config, luaFile }));
+
+  writeFileSync(TOKENS_FILE, `${JSON.stringify({ session: tokens.session, wallet: tokens.wallet, name: HOOK_NAME })}\n`, { mode: 0o600 });
+  if (results.length > 0) printWorkloads(results, config, server);
+  if (coldRuns) printColdStarts(coldRuns);
+  out(`Tokens file: ${relative(ROOT, TOKENS_FILE)} (${TOKENS_FILE})`);
+  if (config.keep) out(`Database kept: ${database.name} on ${shown(config.mariadb)}`);
+
+  const failed = results.filter((r) => r.failures > 0);
+  if (failed.length > 0) {
+    process.exitCode = 1;
+    log(`FAILED: non-2xx answers or socket errors in ${failed.map((r) => r.id).join(', ')} (see ${relative(ROOT, config.serverLog)})`);
+  }
+  if (config.serve) {
+    state.serving = true;
+    out();
+    out(`Serving ${api} (pid ${server.child.pid}, with mariadbd: CPU_PIDS_B="${server.child.pid} $(pidof mariadbd)"); Ctrl-C stops it and cleans up.`);
+    out(`  ../shared/perf/ab.sh <baseline-url> <baseline-tokens> ${api} ${relative(ROOT, TOKENS_FILE)}`);
+    await new Promise(() => {}); // until a signal ends the race in run()
+  }
+}
+
+async function run() {
+  const state = { serving: false };
+  const interrupted = new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => resolve(signal));
+  });
+  const bench = main(state);
+  let status = 0;
+  try {
+    const signal = await Promise.race([bench.then(() => undefined), interrupted]);
+    if (signal !== undefined && !state.serving) {
+      log(`${signal}: stopping and cleaning up`);
+      status = 130;
+    }
+  } catch (error) {
+    process.stderr.write(error instanceof BenchError ? `bench: ${error.message}\n` : `bench: ${error.stack ?? error}\n`);
+    status = 1;
+  } finally {
+    await cleanUp();
+  }
+  process.exit(status || process.exitCode || 0);
+}
+
+await run();
