@@ -26,8 +26,9 @@ export function configureApp(app: NestExpressApplication): void {
   setUpOpenApi(app);
 }
 
+/** Built on the first request for it, not at start: it is a few hundred ms of cold start. */
 function setUpOpenApi(app: NestExpressApplication): void {
-  const document = SwaggerModule.createDocument(
+  const document = () => SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('platform-api')

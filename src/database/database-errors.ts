@@ -28,6 +28,7 @@ export const isDatabaseUnavailable = (error: unknown): boolean => {
   // better-sqlite3 say so only in their messages.
   if (error instanceof ConnectionIsNotSetError || error instanceof CannotExecuteNotConnectedError) return true;
   if (error instanceof TypeORMError && /^Connection is not established/.test(error.message)) return true;
+  if (error instanceof Error && error.message === 'Pool is closed.') return true; // mysql2, at shutdown
   return e instanceof TypeError && /database connection is not open/.test(e.message);
 };
 

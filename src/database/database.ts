@@ -21,11 +21,14 @@ const DEADLOCK_ATTEMPTS = 3;
  * multi-statement writes of the repositories go through here; everything else uses TypeORM
  * repositories.
  *
- * Transactions: on MySQL each runs READ COMMITTED on its own pooled connection and is retried
- * when InnoDB picks it as a deadlock victim; correctness comes from row locks and unique keys,
- * so it holds across any number of instances. On SQLite TypeORM shares one connection between
- * all callers, so two interleaved transactions would nest; they are queued here instead
- * (SQLite allows one writer at a time anyway).
+ * Transactions: on MySQL each runs on its own pooled connection and is retried when InnoDB
+ * picks it as a deadlock victim; correctness comes from row locks and unique keys, so it holds
+ * across any number of instances. They keep InnoDB's REPEATABLE READ: every write transaction
+ * of the repositories takes its lock before its first plain read, so its snapshot already
+ * holds everything committed by the writers it waited for (and setting another level would
+ * cost a round trip per transaction). On SQLite TypeORM shares one connection between all
+ * callers, so two interleaved transactions would nest; they are queued here instead (SQLite
+ * allows one writer at a time anyway).
  */
 @Injectable()
 export class Database implements SqlExecutor {
@@ -69,9 +72,7 @@ export class Database implements SqlExecutor {
       this.sqliteQueue = run.catch(() => undefined);
       return run;
     }
-    return this.withDeadlockRetry(() =>
-      this.dataSource.transaction('READ COMMITTED', (m) => work(executorOn(m.queryRunner!))),
-    );
+    return this.withDeadlockRetry(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
   }
 
   private async withDeadlockRetry<T>(attempt: () => Promise<T>): Promise<T> {

@@ -21,7 +21,8 @@ export function requestLog(logger: Logger) {
     const given = req.headers['x-request-id'];
     req.id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
-    res.once('finish', () => {
+    // 'close' comes after 'finish', and also when the client goes away first: one line either way.
+    res.once('close', () => {
       const status = res.statusCode;
       const level = status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -32,6 +33,7 @@ export function requestLog(logger: Logger) {
         path: req.originalUrl.split('?')[0],
         status,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        ...(res.writableFinished ? {} : { aborted: true }),
       }, 'request');
     });
     next();
