@@ -162,7 +162,7 @@ async function pendingSchemaChanges(t: TestApp): Promise<string[]> {
     const log = await t.dataSource.driver.createSchemaBuilder().log();
     return log.upQueries.map((query) => query.query);
   }
-  const reader = new DataSource(dataSourceOptions({ type: 'mysql', flavor: 'mariadb', url: database.url, poolSize: 2, connectTimeoutMs: 2000 }));
+  const reader = new DataSource(dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }));
   await reader.initialize();
   try {
     const log = await reader.driver.createSchemaBuilder().log();

@@ -11,7 +11,9 @@ export type DatabaseConfig =
       readonly flavor: 'mysql' | 'mariadb';
       readonly url: string;
       readonly poolSize: number;
+      /** Also the longest wait for a pooled connection. */
       readonly connectTimeoutMs: number;
+      readonly queryTimeoutMs: number;
     }
   | { readonly type: 'sqlite'; readonly path: string };
 
@@ -67,7 +69,11 @@ const DEFAULT_KEY_FILE = 'data/secret.key';
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const e = parseEnvironment(env);
   const production = e.NODE_ENV === 'production';
-  const database = parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, e.DB_POOL_SIZE ?? 10, e.DB_CONNECT_TIMEOUT_MS ?? 2000);
+  const database = parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, {
+    poolSize: e.DB_POOL_SIZE ?? 10,
+    connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS ?? 2000,
+    queryTimeoutMs: e.DB_QUERY_TIMEOUT_MS ?? 5000,
+  });
   return new AppConfig({
     production,
     port: e.PORT ?? 3000,
@@ -106,7 +112,9 @@ function parseApiPrefix(value: string): string {
   return prefix;
 }
 
-export function parseDatabaseUrl(value: string, cwd: string, poolSize: number, connectTimeoutMs: number): DatabaseConfig {
+type MysqlLimits = Pick<Extract<DatabaseConfig, { type: 'mysql' }>, 'poolSize' | 'connectTimeoutMs' | 'queryTimeoutMs'>;
+
+export function parseDatabaseUrl(value: string, cwd: string, limits: MysqlLimits): DatabaseConfig {
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length);
     if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, as in sqlite:data/platform-api.sqlite');
@@ -122,7 +130,7 @@ export function parseDatabaseUrl(value: string, cwd: string, poolSize: number, c
     throw new ConfigError('DATABASE_URL', 'must be mysql://user:pass@host:port/db or sqlite:path');
   }
   const flavor = url.protocol === 'mariadb:' ? 'mariadb' : 'mysql';
-  return { type: 'mysql', flavor, url: `mysql:${url.href.slice(url.protocol.length)}`, poolSize, connectTimeoutMs };
+  return { type: 'mysql', flavor, url: `mysql:${url.href.slice(url.protocol.length)}`, ...limits };
 }
 
 function parseDnsServers(value: string): string[] {

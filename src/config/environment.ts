@@ -30,6 +30,9 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
   DB_CONNECT_TIMEOUT_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  DB_QUERY_TIMEOUT_MS?: number;
+
   @IsOptional() @IsIn(['true', 'false'])
   MIGRATE_ON_START?: string;
 
@@ -71,7 +74,7 @@ export class Environment {
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
-  'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS',
+  'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_QUERY_TIMEOUT_MS',
   'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
   'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
   'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'REDIS_URL',

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'mysql2/promise';
+import type { Pool } from 'mysql2';
 import { CannotExecuteNotConnectedError, DataSource, QueryRunner } from 'typeorm';
+import { AppConfig } from '../config/app-config';
 import { isDeadlock } from './database-errors';
+import { MysqlConnections } from './mysql-connections';
 import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
 
 export type SqlValue = string | number | null;
@@ -17,62 +19,63 @@ export interface SqlExecutor {
 const DEADLOCK_ATTEMPTS = 3;
 
 /**
- * The raw-SQL side of the data layer, over TypeORM's DataSource. Hot paths and the
- * multi-statement writes of the repositories go through here; everything else uses TypeORM
- * repositories.
+ * The raw-SQL side of the data layer, beside TypeORM's entities and repositories: the hot
+ * reads and the multi-statement writes of the repositories go through here.
  *
- * Transactions: on MySQL each runs on its own pooled connection and is retried when InnoDB
- * picks it as a deadlock victim; correctness comes from row locks and unique keys, so it holds
- * across any number of instances. They keep InnoDB's REPEATABLE READ: every write transaction
- * of the repositories takes its lock before its first plain read, so its snapshot already
- * holds everything committed by the writers it waited for (and setting another level would
- * cost a round trip per transaction). On SQLite TypeORM shares one connection between all
- * callers, so two interleaved transactions would nest; they are queued here instead (SQLite
- * allows one writer at a time anyway).
+ * On MySQL, statements run on mysql2's pool under TypeORM's driver, with the deadlines of
+ * MysqlConnections (so an unreachable database answers 503 in bounded time). Transactions are
+ * retried when InnoDB picks them as deadlock victims; correctness comes from row locks and
+ * unique keys, so it holds across any number of instances. They keep InnoDB's REPEATABLE READ:
+ * every write transaction of the repositories takes its lock before its first plain read, so
+ * its snapshot already holds everything committed by the writers it waited for.
+ *
+ * On SQLite, statements go through TypeORM, which shares one connection between all callers,
+ * so two interleaved transactions would nest; they are queued here instead (SQLite allows one
+ * writer at a time anyway).
  */
 @Injectable()
 export class Database implements SqlExecutor {
   readonly dialect: SqlDialect;
+  private readonly mysql?: MysqlConnections;
   private sqliteQueue: Promise<unknown> = Promise.resolve();
-  /** mysql2's own pool under TypeORM's driver, for reads without a QueryRunner (see select). */
-  private readonly mysqlPool?: Pool;
 
-  constructor(private readonly dataSource: DataSource) {
-    this.dialect = dataSource.options.type === 'better-sqlite3' ? SQLITE_DIALECT : MYSQL_DIALECT;
-    if (this.dialect.name === 'mysql') {
-      this.mysqlPool = (dataSource.driver as unknown as { pool: { promise(): Pool } }).pool.promise();
+  constructor(
+    private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.dialect = config.database.type === 'sqlite' ? SQLITE_DIALECT : MYSQL_DIALECT;
+    if (config.database.type === 'mysql') {
+      const pool = (dataSource.driver as unknown as { pool: Pool }).pool;
+      this.mysql = new MysqlConnections(pool, { acquireMs: config.database.connectTimeoutMs, queryMs: config.database.queryTimeoutMs });
     }
   }
 
-  /**
-   * A read outside any transaction. On MySQL it goes straight to the pool as a prepared
-   * statement (binary protocol, parsed once per connection), the way the hot paths want it:
-   * no QueryRunner to allocate and release per statement.
-   */
-  async select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    if (this.mysqlPool) {
-      if (!this.dataSource.isInitialized) throw new CannotExecuteNotConnectedError();
-      return (await this.mysqlPool.execute(sql, params as SqlValue[]))[0] as T[];
-    }
+  select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    if (this.mysql) return this.onMysql().run((db) => db.select<T>(sql, params));
     return this.dataSource.query(sql, params as SqlValue[]);
   }
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    if (this.mysql) return this.onMysql().run((db) => db.execute(sql, params));
     const runner = this.dataSource.createQueryRunner();
     try {
-      return (await runner.query(sql, params as SqlValue[], true)).affected ?? 0;
+      return await executorOn(runner).execute(sql, params);
     } finally {
       await runner.release();
     }
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    if (this.dialect.name === 'sqlite') {
-      const run = this.sqliteQueue.then(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
-      this.sqliteQueue = run.catch(() => undefined);
-      return run;
-    }
-    return this.withDeadlockRetry(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
+    if (this.mysql) return this.withDeadlockRetry(() => this.onMysql().transaction(work));
+    const run = this.sqliteQueue.then(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
+    this.sqliteQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The pool outlives a destroyed DataSource only as a closed shell: say so as TypeORM would. */
+  private onMysql(): MysqlConnections {
+    if (!this.dataSource.isInitialized) throw new CannotExecuteNotConnectedError();
+    return this.mysql!;
   }
 
   private async withDeadlockRetry<T>(attempt: () => Promise<T>): Promise<T> {

@@ -96,15 +96,39 @@ function checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, 
   return checked;
 }
 
-/** Keys that would reach Object.prototype; class-transformer skips them silently, so refuse here. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Keys class-transformer would hide from the whitelist: it skips `__proto__`, `constructor` and
+ * every key naming an inherited function (`toString`, `valueOf`, ...). Found at any depth,
+ * iteratively, and refused as the unknown members they are.
+ */
+function inheritedKeys(body: object): string[] {
+  const found: string[] = [];
+  const pending: [value: unknown, path: string][] = [[body, '']];
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    for (const key of Object.keys(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (key in Object.prototype) found.push(`${at}: unknown member`);
+      else pending.push([(value as Record<string, unknown>)[key], at]);
+    }
+  }
+  return found.sort();
+}
 
-function forbiddenKeys(value: unknown, path = ''): string[] {
-  if (typeof value !== 'object' || value === null) return [];
-  return Object.keys(value).flatMap((key) => {
-    const at = path ? `${path}.${key}` : key;
-    return FORBIDDEN_KEYS.has(key) ? [`${at}: unknown member`] : forbiddenKeys((value as Record<string, unknown>)[key], at);
-  });
+/** A webhook body is two objects deep (body, group); what lies below this is never valid. */
+const MAX_DEPTH = 3;
+
+/**
+ * A copy with every container below MAX_DEPTH emptied, because class-transformer recurses
+ * without a bound (a deep enough body overflows the stack). Validation still names what is
+ * wrong: `{"name":[[[…]]]}` is still a name that is not a string.
+ */
+function capDepth(value: unknown, depth = 0): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH) return Array.isArray(value) ? [] : {};
+  if (Array.isArray(value)) return value.map((item) => capDepth(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capDepth(item, depth + 1)]));
 }
 
 /** class-validator over a JSON body; throws `invalid name` or `bad request`. */
@@ -113,10 +137,10 @@ function validateShape<T extends object>(dto: ClassConstructor<T>, body: unknown
   // must be an object.
   const plain = body === undefined ? {} : body;
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw Errors.badRequest(['body: must be a JSON object']);
-  const forbidden = forbiddenKeys(plain);
-  if (forbidden.length > 0) throw Errors.badRequest(forbidden);
+  const inherited = inheritedKeys(plain);
+  if (inherited.length > 0) throw Errors.badRequest(inherited);
 
-  const instance = plainToInstance(dto, plain);
+  const instance = plainToInstance(dto, capDepth(plain));
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
   const problems = errors.flatMap((error) => flatten(error, ''));
   // A name the body may carry but got wrong; a `name` the body may not carry is a shape error.

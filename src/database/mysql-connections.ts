@@ -1,0 +1,108 @@
+import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
+import { isDatabaseUnavailable } from './database-errors';
+import type { Row, SqlExecutor, SqlValue } from './database';
+
+export interface MysqlDeadlines {
+  /** Longest wait for a pooled connection (mysql2's pool queues without a limit). */
+  readonly acquireMs: number;
+  /** Longest wait for one statement's answer. */
+  readonly queryMs: number;
+}
+
+/**
+ * mysql2's pool (the one under TypeORM's driver) with the deadlines it lacks, so that no
+ * request waits on an unreachable database for longer than they allow: a bounded wait for a
+ * connection, a timeout on every statement, and a connection that failed on the wire is
+ * destroyed rather than handed to the next caller (mysql2 leaves a timed-out statement
+ * pending on it). Statements are prepared (binary protocol), parsed once per connection.
+ */
+export class MysqlConnections {
+  constructor(
+    private readonly pool: Pool,
+    private readonly deadlines: MysqlDeadlines,
+  ) {}
+
+  /** One statement on a connection of its own. */
+  run<T>(use: (session: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.withConnection((connection) => use(new Session(connection, this.deadlines.queryMs)));
+  }
+
+  /** BEGIN … COMMIT on one connection; ROLLBACK and rethrow when `work` fails. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.withConnection(async (connection) => {
+      const tx = new Session(connection, this.deadlines.queryMs);
+      await tx.command('START TRANSACTION');
+      try {
+        const result = await work(tx);
+        await tx.command('COMMIT');
+        return result;
+      } catch (error) {
+        await tx.command('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  private async withConnection<T>(use: (connection: PoolConnection) => Promise<T>): Promise<T> {
+    const connection = await this.acquire();
+    let broken = false;
+    try {
+      return await use(connection);
+    } catch (error) {
+      broken = isDatabaseUnavailable(error);
+      throw error;
+    } finally {
+      if (broken) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  private acquire(): Promise<PoolConnection> {
+    return new Promise((resolve, reject) => {
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        reject(Object.assign(new Error(`no database connection within ${this.deadlines.acquireMs} ms`), { code: 'POOL_ACQUIRE_TIMEOUT' }));
+      }, this.deadlines.acquireMs);
+      this.pool.getConnection((error, connection) => {
+        if (gaveUp) {
+          if (!error) connection.release(); // arrived late: the next caller may use it
+          return;
+        }
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(connection);
+      });
+    });
+  }
+}
+
+class Session implements SqlExecutor {
+  constructor(
+    private readonly connection: PoolConnection,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return (await this.statement(sql, params)) as T[];
+  }
+
+  async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    return ((await this.statement(sql, params)) as ResultSetHeader).affectedRows;
+  }
+
+  /** A statement that cannot be prepared (transaction control). */
+  command(sql: string): Promise<unknown> {
+    return new Promise((resolve, reject) =>
+      this.connection.query({ sql, timeout: this.timeoutMs }, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  }
+
+  private statement(sql: string, params: readonly SqlValue[]): Promise<unknown> {
+    return new Promise((resolve, reject) =>
+      this.connection.execute({ sql, values: params as SqlValue[], timeout: this.timeoutMs }, (error, result) =>
+        error ? reject(error) : resolve(result),
+      ),
+    );
+  }
+}
