@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
 import { APP_FILTER, RouterModule } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { CardsModule } from './cards/cards.module';
@@ -8,21 +9,22 @@ import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
+import { GracefulShutdown } from './http/graceful-shutdown';
 import { LoggingModule } from './logging/logging.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
 const API_MODULES = [WebhooksModule, CardsModule];
 
-/** The HTTP service, for one validated configuration. */
+/** The HTTP service, for one validated configuration and the process's logger. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggingModule,
+        LoggingModule.forRoot(logger),
         DatabaseModule,
         CryptoModule,
         AuthModule,
@@ -32,7 +34,7 @@ export class AppModule {
         // every path, so unknown routes outside the prefix also answer {"code":"not found"}.
         RouterModule.register(API_MODULES.map((module) => ({ path: config.apiPrefix || '/', module }))),
       ],
-      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }, GracefulShutdown],
     };
   }
 }

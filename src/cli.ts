@@ -24,6 +24,8 @@ async function main(argv: string[]): Promise<void> {
   let failed = false;
   const app = await CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
     logger: false,
+    // a failed start (say, no database) reaches main's catch, instead of Nest exiting silently
+    abortOnError: false,
     // commander's own errors (unknown command or option, missing or bad value) as JSON
     outputConfiguration: {
       outputError: (message) => {
@@ -56,5 +58,5 @@ function fail(code: string, message: string): void {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const { code, message } = failureOf(error);
-  fail(code === 'internal error' ? 'unavailable' : code, message);
+  fail(code, message);
 });

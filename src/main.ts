@@ -1,23 +1,26 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
 import { LimitedExpressAdapter } from './http/http-adapter';
-import { PINO } from './logging/pino.provider';
+import { NestPinoLogger } from './logging/nest-logger';
+import { createPino } from './logging/pino.provider';
 
 async function bootstrap(): Promise<void> {
   // Validated before anything else, so that a bad variable is one clear line.
   const config = loadAppConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new LimitedExpressAdapter(config.requestTimeoutMs), {
+  const logger = createPino(config.logLevel);
+  // abortOnError false: a failed start (say, no database) reaches the catch below, instead of
+  // Nest exiting on its own.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new LimitedExpressAdapter(config.requestTimeoutMs), {
     bodyParser: false,
-    bufferLogs: true,
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
   });
   configureApp(app);
-  const logger = app.get<Logger>(PINO);
   await app.listen(config.port, config.host);
   logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { OperationError } from '../common/operation-error';
+import { isDatabaseUnavailable } from '../database/database-errors';
 
 /** SPEC 8: one JSON object on stdout per successful command. */
 export function printResult(value: object): void {
@@ -12,9 +13,11 @@ export function printFailure(code: string, message: string): void {
 }
 
 export function failureOf(error: unknown): { code: string; message: string } {
-  if (error instanceof OperationError) return { code: error.code, message: error.message };
-  if (error instanceof UsageError) return { code: 'usage', message: error.message };
-  return { code: 'internal error', message: (error as Error)?.message ?? String(error) };
+  const message = (error as Error)?.message ?? String(error);
+  if (error instanceof OperationError) return { code: error.code, message };
+  if (error instanceof UsageError) return { code: 'usage', message };
+  if (isDatabaseUnavailable(error)) return { code: 'unavailable', message: `database unavailable: ${message}` };
+  return { code: 'internal error', message };
 }
 
 /** A command line that names no runnable command. */

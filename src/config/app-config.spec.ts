@@ -124,6 +124,7 @@ describe('loadAppConfig with valid values', () => {
       url: 'mysql://user:pass@db.example:3306/platform',
       poolSize: 10,
       connectTimeoutMs: 2000,
+      queryTimeoutMs: 5000,
     });
   });
 
@@ -134,6 +135,7 @@ describe('loadAppConfig with valid values', () => {
       url: 'mysql://user:pass@db.example:3306/platform',
       poolSize: 10,
       connectTimeoutMs: 2000,
+      queryTimeoutMs: 5000,
     });
   });
 

@@ -97,7 +97,9 @@ export function parseEnvironment(env: NodeJS.ProcessEnv): Environment {
   const parsed = plainToInstance(Environment, given);
   const [first] = validateSync(parsed);
   if (first) {
-    const rule = Object.values(first.constraints ?? {})[0] ?? 'invalid';
+    // A wrong type says more than a range that the value could not even be compared with.
+    const constraints = first.constraints ?? {};
+    const rule = constraints.isInt ?? constraints.isIn ?? constraints.isString ?? Object.values(constraints)[0] ?? 'invalid';
     const shown = SENSITIVE.has(first.property) ? '' : ` ${JSON.stringify(given[first.property])}`;
     throw new ConfigError(first.property, `invalid value${shown} (${rule})`);
   }

@@ -1,10 +1,12 @@
-import { Global, Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { createPino, PINO } from './pino.provider';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { PINO } from './pino.provider';
 
+/** Provides the process's pino logger, created before Nest so that Nest logs through it too. */
 @Global()
-@Module({
-  providers: [{ provide: PINO, inject: [AppConfig], useFactory: (config: AppConfig) => createPino(config.logLevel) }],
-  exports: [PINO],
-})
-export class LoggingModule {}
+@Module({})
+export class LoggingModule {
+  static forRoot(logger: Logger): DynamicModule {
+    return { module: LoggingModule, providers: [{ provide: PINO, useValue: logger }], exports: [PINO] };
+  }
+}

@@ -1,6 +1,10 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { HostResolver } from './host-resolver';
 import { type NamedUrl, type ResolutionVerdict, UrlResolution } from './url-resolution';
+
+/** The resolution logs why it answers 'unavailable'; these tests don't read it. */
+const silent = pino({ level: 'silent' });
 
 /**
  * SPEC 5.1 rules 6 and 7, with fake resolvers: no network. Errors are shaped like the ones
@@ -180,12 +184,12 @@ describe('UrlResolution rule 6: the verdict on one host, in the order of SPEC 5.
   ];
 
   it.each(cases.map((row) => [`${row.name} → ${outcome(row.expected)}`, row] as const))('%s', async (_title, { a, aaaa, expected }) => {
-    const resolution = new UrlResolution(new TableResolver({ 'host.example': { a, aaaa } }));
+    const resolution = new UrlResolution(new TableResolver({ 'host.example': { a, aaaa } }), silent);
     expect(await resolution.check([{ field: 'url', hostname: 'host.example' }])).toEqual(expected);
   });
 
   it('a name missing from the resolver (NXDOMAIN on both families) does not resolve', async () => {
-    const resolution = new UrlResolution(new TableResolver({}));
+    const resolution = new UrlResolution(new TableResolver({}), silent);
     expect(await resolution.check([{ field: 'transaction.created', hostname: 'nowhere.example' }])).toEqual(
       invalid('transaction.created: does not resolve'),
     );
@@ -201,7 +205,7 @@ describe('UrlResolution rule 7: the verdict on all the URLs of one request', () 
     'servfail.example': { a: 'ESERVFAIL', aaaa: 'ESERVFAIL' },
     'timeout.example': { a: PUBLIC_V4, aaaa: 'ETIMEOUT' },
   };
-  const check = (urls: NamedUrl[]) => new UrlResolution(new TableResolver(zones)).check(urls);
+  const check = (urls: NamedUrl[]) => new UrlResolution(new TableResolver(zones), silent).check(urls);
 
   it('a request without named URLs is accepted', async () => {
     expect(await check([])).toEqual(ok);
@@ -274,7 +278,7 @@ describe('UrlResolution rule 7: the verdict on all the URLs of one request', () 
       'v4.example': { a: ['8.8.4.4', '10.11.12.13', '192.168.7.7'], aaaa: 'ENODATA' },
       'v6.example': { a: 'ENODATA', aaaa: ['fd00::abcd', '::ffff:172.16.5.5'] },
     });
-    const verdict = await new UrlResolution(resolver).check([
+    const verdict = await new UrlResolution(resolver, silent).check([
       { field: 'url', hostname: 'v4.example' },
       { field: 'user.updated', hostname: 'v6.example' },
     ]);
@@ -290,7 +294,7 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
       'a.example': { a: PUBLIC_V4, aaaa: PUBLIC_V6 },
       'b.example': { a: ['1.1.1.1'], aaaa: 'ENODATA' },
     });
-    const verdict = await new UrlResolution(resolver).check([
+    const verdict = await new UrlResolution(resolver, silent).check([
       { field: 'url', hostname: 'a.example' },
       { field: 'transaction.created', hostname: 'a.example' },
       { field: 'transaction.updated', hostname: 'b.example' },
@@ -303,7 +307,7 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
 
   it('asks a failing host once even when several fields share it', async () => {
     const resolver = new TableResolver({ 'down.example': { a: 'ESERVFAIL', aaaa: 'ETIMEOUT' } });
-    const verdict = await new UrlResolution(resolver).check([
+    const verdict = await new UrlResolution(resolver, silent).check([
       { field: 'url', hostname: 'down.example' },
       { field: 'user.updated', hostname: 'down.example' },
       { field: 'card.updated', hostname: 'down.example' },
@@ -314,7 +318,7 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
 
   it('resolves again on the next check: answers are not kept across requests', async () => {
     const resolver = new TableResolver({ 'a.example': { a: PUBLIC_V4, aaaa: PUBLIC_V6 } });
-    const resolution = new UrlResolution(resolver);
+    const resolution = new UrlResolution(resolver, silent);
     await resolution.check([{ field: 'url', hostname: 'a.example' }]);
     await resolution.check([{ field: 'url', hostname: 'a.example' }]);
     expect([...resolver.calls].sort()).toEqual(['A a.example', 'A a.example', 'AAAA a.example', 'AAAA a.example']);
@@ -322,18 +326,38 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
 
   it('asks A and AAAA of one host in parallel', async () => {
     const resolver = new BarrierResolver(new Set(['A', 'AAAA']), (type) => type);
-    const verdict = await withinOneSecond(new UrlResolution(resolver).check([{ field: 'url', hostname: 'a.example' }]));
+    const verdict = await withinOneSecond(new UrlResolution(resolver, silent).check([{ field: 'url', hostname: 'a.example' }]));
     expect(verdict).toEqual(ok);
   });
 
   it('resolves different hosts concurrently', async () => {
     const resolver = new BarrierResolver(new Set(['a.example', 'b.example']), (_type, name) => name);
     const verdict = await withinOneSecond(
-      new UrlResolution(resolver).check([
+      new UrlResolution(resolver, silent).check([
         { field: 'url', hostname: 'a.example' },
         { field: 'transaction.created', hostname: 'b.example' },
       ]),
     );
     expect(verdict).toEqual(ok);
+  });
+});
+
+describe('the log line behind a 503', () => {
+  it('names each failing host and its resolver error codes, and no address', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const resolver = new TableResolver({
+      'failing.example': { a: 'ESERVFAIL', aaaa: 'ETIMEOUT' },
+      'fine.example': { a: ['93.184.215.14'], aaaa: 'ENODATA' },
+    });
+    const verdict = await new UrlResolution(resolver, logger).check([
+      { field: 'url', hostname: 'fine.example' },
+      { field: 'card.updated', hostname: 'failing.example' },
+    ]);
+    expect(verdict).toEqual({ kind: 'unavailable' });
+    expect(lines.map((line) => JSON.parse(line) as { msg: string; dns: unknown })).toEqual([
+      expect.objectContaining({ msg: 'dns unavailable', dns: [{ host: 'failing.example', codes: ['ESERVFAIL', 'ETIMEOUT'] }] }),
+    ]);
+    expect(lines.join('')).not.toContain('93.184.215.14');
   });
 });

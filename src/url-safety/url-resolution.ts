@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { PINO } from '../logging/pino.provider';
 import { HostResolver } from './host-resolver';
 import { isPublicAddress } from './public-address';
 import { NOT_PUBLIC } from './url-rules';
@@ -19,7 +21,8 @@ const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME', 'ENONAME', 'EBAD
 
 interface Lookup {
   readonly addresses: string[];
-  readonly failed: boolean;
+  /** Resolver errors other than "no such name / no data" (c-ares codes). */
+  readonly failures: string[];
 }
 
 /**
@@ -29,7 +32,10 @@ interface Lookup {
  */
 @Injectable()
 export class UrlResolution {
-  constructor(private readonly resolver: HostResolver) {}
+  constructor(
+    private readonly resolver: HostResolver,
+    @Inject(PINO) private readonly logger: Logger,
+  ) {}
 
   async check(urls: readonly NamedUrl[]): Promise<ResolutionVerdict> {
     const lookups = new Map<string, Promise<Lookup>>();
@@ -41,7 +47,11 @@ export class UrlResolution {
     );
     const messages = outcomes.flatMap(({ field, verdict }) => (verdict.kind === 'invalid' ? [`${field}: ${verdict.problem}`] : []));
     if (messages.length > 0) return { kind: 'invalid', messages };
-    if (outcomes.some(({ verdict }) => verdict.kind === 'unavailable')) return { kind: 'unavailable' };
+    if (outcomes.some(({ verdict }) => verdict.kind === 'unavailable')) {
+      const failures = await Promise.all([...lookups].map(async ([host, lookup]) => ({ host, codes: (await lookup).failures })));
+      this.logger.warn({ dns: failures.filter(({ codes }) => codes.length > 0) }, 'dns unavailable');
+      return { kind: 'unavailable' };
+    }
     return { kind: 'ok' };
   }
 
@@ -49,16 +59,19 @@ export class UrlResolution {
     const answers = await Promise.allSettled([this.resolver.resolve4(hostname), this.resolver.resolve6(hostname)]);
     return {
       addresses: answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])),
-      failed: answers.some((a) => a.status === 'rejected' && !NO_ADDRESS.has((a.reason as { code?: string })?.code ?? '')),
+      failures: answers.flatMap((a) => {
+        const code = a.status === 'rejected' ? ((a.reason as { code?: string })?.code ?? 'unknown') : undefined;
+        return code === undefined || NO_ADDRESS.has(code) ? [] : [code];
+      }),
     };
   }
 }
 
 type UrlVerdict = { readonly kind: 'ok' | 'unavailable' } | { readonly kind: 'invalid'; readonly problem: string };
 
-function judge({ addresses, failed }: Lookup): UrlVerdict {
+function judge({ addresses, failures }: Lookup): UrlVerdict {
   if (addresses.some((address) => !isPublicAddress(address))) return { kind: 'invalid', problem: NOT_PUBLIC };
-  if (failed) return { kind: 'unavailable' };
+  if (failures.length > 0) return { kind: 'unavailable' };
   if (addresses.length === 0) return { kind: 'invalid', problem: 'does not resolve' };
   return { kind: 'ok' };
 }

@@ -90,15 +90,17 @@ export class WebhooksRepository {
     });
   }
 
-  /** Sets only the given columns, so concurrent patches of different members both land. */
+  /**
+   * Sets only the given columns, so concurrent patches of different members both land. Under
+   * the source lock like every write: the webhook that answers is the one that was updated,
+   * never one a concurrent delete-and-create put in its place.
+   */
   patch(organizationId: number, name: string, changes: UrlColumns): Promise<StoredWebhook | undefined> {
     return this.db.transaction(async (tx) => {
-      await this.updateColumns(
-        tx,
-        'name = ? AND source_id = (SELECT id FROM webhook_sources WHERE organization_id = ?)',
-        [name, organizationId],
-        changes,
-      );
+      const sourceId = await this.lockSource(tx, organizationId, { create: false });
+      if (sourceId === undefined) return undefined;
+      const updated = await this.updateColumns(tx, 'source_id = ? AND name = ?', [sourceId, name], changes);
+      if (updated === 0) return undefined;
       return this.findByName(organizationId, name, tx);
     });
   }
@@ -150,12 +152,13 @@ export class WebhooksRepository {
     await tx.execute(`INSERT INTO webhooks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, values);
   }
 
-  private async updateColumns(tx: SqlExecutor, where: string, whereParams: SqlValue[], changes: UrlColumns): Promise<void> {
+  /** The number of rows matched; undefined when there was nothing to set. */
+  private async updateColumns(tx: SqlExecutor, where: string, whereParams: SqlValue[], changes: UrlColumns): Promise<number | undefined> {
     const set = Object.entries(changes)
       .filter(([, value]) => value !== undefined)
       .map(([field, value]): [string, SqlValue] => [field === 'url' ? 'url' : EVENT_COLUMNS[field as EventField], value!]);
-    if (set.length === 0) return;
-    await tx.execute(
+    if (set.length === 0) return undefined;
+    return tx.execute(
       `UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE ${where}`,
       [...set.map(([, value]) => value), ...whereParams],
     );

@@ -11,7 +11,7 @@ import { LimitedExpressAdapter } from '../../src/http/http-adapter';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';
 import type { Role } from '../../src/identity/entities/member.entity';
 import { IdentityService } from '../../src/identity/identity.service';
-import { createPino, PINO } from '../../src/logging/pino.provider';
+import { createPino } from '../../src/logging/pino.provider';
 import { createTestDatabase, DatabaseKind, TestDatabase } from './databases';
 import { startDnsServer, TestDnsServer, Zone } from './dns-server';
 
@@ -58,10 +58,7 @@ export class TestApp {
     });
     const logs: string[] = [];
     const sink = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
-      .overrideProvider(PINO)
-      .useValue(createPino(config.logLevel, sink))
-      .compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, createPino(config.logLevel, sink))] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>(new LimitedExpressAdapter(config.requestTimeoutMs), {
       bodyParser: false,
       logger: false,

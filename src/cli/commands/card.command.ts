@@ -1,8 +1,9 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { CardsService } from '../../cards/cards.service';
 import { CARD_STATUSES, CardStatus } from '../../cards/entities/card.entity';
 import { parseChoice, parseId, parseText, printResult, UsageError } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 interface CardCreateOptions {
   user: number;
@@ -17,7 +18,7 @@ interface CardCreateOptions {
   name: 'create',
   description: 'Create a card for a member of an organization; prints {"id"}. An issuer comes with both provisioning credentials.',
 })
-export class CardCreateCommand extends CommandRunner {
+export class CardCreateCommand extends OperatorCommand {
   constructor(private readonly cards: CardsService) {
     super();
   }
@@ -63,7 +64,7 @@ export class CardCreateCommand extends CommandRunner {
 }
 
 @SubCommand({ name: 'set-status', description: 'Change a card status; prints {"id","status"}' })
-export class CardSetStatusCommand extends CommandRunner {
+export class CardSetStatusCommand extends OperatorCommand {
   constructor(private readonly cards: CardsService) {
     super();
   }

@@ -1,10 +1,11 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { CardsService } from '../../cards/cards.service';
 import { parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create a card issuer; prints {"id"}' })
-export class IssuerCreateCommand extends CommandRunner {
+export class IssuerCreateCommand extends OperatorCommand {
   constructor(private readonly cards: CardsService) {
     super();
   }

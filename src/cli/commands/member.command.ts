@@ -1,11 +1,12 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { ROLES, Role } from '../../identity/entities/member.entity';
 import { IdentityService } from '../../identity/identity.service';
 import { parseChoice, parseId, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'add', description: 'Add a user to an organization, or change their role; prints {"org","user","role"}' })
-export class MemberAddCommand extends CommandRunner {
+export class MemberAddCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }

@@ -1,9 +1,10 @@
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { Migrator } from '../../database/migrator';
 import { printResult } from '../cli-output';
+import { OperatorCommand } from './operator-command';
 
 @Command({ name: 'migrate', description: 'Apply pending migrations; prints {"applied":[names]}' })
-export class MigrateCommand extends CommandRunner {
+export class MigrateCommand extends OperatorCommand {
   constructor(private readonly migrator: Migrator) {
     super();
   }

@@ -1,10 +1,11 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { IdentityService } from '../../identity/identity.service';
 import { parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create an organization; prints {"id"}' })
-export class OrgCreateCommand extends CommandRunner {
+export class OrgCreateCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }

@@ -1,10 +1,11 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { DEFAULT_SESSION_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
 import { parseId, parseSeconds, parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create a session; prints {"token","expiresAt"}' })
-export class SessionCreateCommand extends CommandRunner {
+export class SessionCreateCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }
@@ -31,7 +32,7 @@ export class SessionCreateCommand extends CommandRunner {
 }
 
 @SubCommand({ name: 'revoke', description: 'Revoke a session; prints {"revoked":true}' })
-export class SessionRevokeCommand extends CommandRunner {
+export class SessionRevokeCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }

@@ -1,11 +1,12 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { InvalidArgumentError } from 'commander';
 import { IdentityService } from '../../identity/identity.service';
 import { parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create a user; prints {"id"}' })
-export class UserCreateCommand extends CommandRunner {
+export class UserCreateCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }

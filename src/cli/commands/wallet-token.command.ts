@@ -1,10 +1,11 @@
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, Option, SubCommand } from 'nest-commander';
 import { DEFAULT_WALLET_TOKEN_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
 import { parseId, parseSeconds, parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
+import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Issue a wallet_extension access token; prints {"token","expiresAt"}' })
-export class WalletTokenCreateCommand extends CommandRunner {
+export class WalletTokenCreateCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }
@@ -26,7 +27,7 @@ export class WalletTokenCreateCommand extends CommandRunner {
 }
 
 @SubCommand({ name: 'revoke', description: 'Revoke a wallet_extension access token; prints {"revoked":true}' })
-export class WalletTokenRevokeCommand extends CommandRunner {
+export class WalletTokenRevokeCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();
   }

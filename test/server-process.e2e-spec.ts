@@ -1,0 +1,391 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Agent, get, request } from 'node:http';
+import { connect, createServer, type Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
+import { createTestDatabase, describeOnMariadb, TestDatabase } from './support/databases';
+import { startDnsServer, TestDnsServer } from './support/dns-server';
+import { runCli, startServer, waitForHealthy } from './support/processes';
+
+// The server binary (`node dist/main.js`) as operators run it: configuration at start (SPEC 2),
+// the development key file and default database (SPEC 1, 9), API_PREFIX, SIGTERM, and several
+// instances migrating one empty database at once.
+
+const SESSION_COOKIE = '__Secure-auth.session_token';
+/** For hooks and tests that wait for several processes (each start is ~1.5 s of CPU). */
+const SLOW_MS = 90_000;
+
+type Server = ReturnType<typeof startServer> & { base: string };
+
+const newKey = (): string => randomBytes(32).toString('base64');
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'platform-api-process-'));
+const lines = (output: string[]): string[] => output.join('').split('\n').filter((line) => line.trim() !== '');
+
+/** Ports that were free a moment ago: bound to port 0 together (so distinct), then closed. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<NetServer>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** Every server a suite starts, so that afterEach/afterAll can kill what is still running. */
+class Servers {
+  private readonly started: Server[] = [];
+
+  /** Starts `dist/main.js` bound to 127.0.0.1 on a free port, unless env sets PORT. */
+  async start(env: Record<string, string>, cwd?: string): Promise<Server> {
+    return this.spawn({ ...env, PORT: env.PORT ?? String((await freePorts(1))[0]) }, cwd);
+  }
+
+  /** Starts `dist/main.js` bound to 127.0.0.1 on the PORT given, right now. */
+  spawn(env: Record<string, string> & { PORT: string }, cwd?: string): Server {
+    const server = { ...startServer({ HOST: '127.0.0.1', ...env }, cwd), base: `http://127.0.0.1:${env.PORT}` };
+    this.started.push(server);
+    return server;
+  }
+
+  async killAll(): Promise<void> {
+    await Promise.all(this.started.splice(0).map(({ child, exited }) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return exited;
+    }));
+  }
+}
+
+async function healthy(server: Server): Promise<void> {
+  try {
+    await waitForHealthy(`${server.base}/health`, 30_000);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; output: ${server.output.join('')}`, { cause: error });
+  }
+}
+
+/** Waits for the process to end; a process that keeps running is a failure, not a hang. */
+async function exitOf(server: Server, timeoutMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      server.child.kill('SIGKILL');
+      reject(new Error(`still running after ${timeoutMs}ms; output: ${server.output.join('')}`));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([server.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return { code: server.child.exitCode, signal: server.child.signalCode };
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether a new TCP connection to the port is accepted right now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('invalid configuration', () => {
+  const servers = new Servers();
+  let cwd: string;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    cwd = tempDir();
+    env = { DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' };
+  });
+  afterEach(() => servers.killAll());
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  // One at a time: each start is CPU-bound (module loading), so running them together only
+  // makes every one of them slower.
+  it.each([
+    { variable: 'PORT', value: 'abc' },
+    { variable: 'DATABASE_URL', value: 'postgres://x' },
+    { variable: 'DNS_SERVERS', value: 'not-an-ip' },
+    { variable: 'SECRET_KEY', value: 'short' },
+    { variable: 'LOG_LEVEL', value: 'loud' },
+    { variable: 'API_PREFIX', value: 'bad prefix' },
+  ])('$variable=$value stops the process at start with exit ≠ 0 and one line naming $variable', async ({ variable, value }) => {
+    const server = await servers.start({ ...env, [variable]: value }, cwd);
+    const { code, signal } = await exitOf(server);
+    expect(signal).toBeNull();
+    expect(code).not.toBe(0);
+    const output = lines(server.output);
+    expect(output).toHaveLength(1);
+    expect(output[0]).toMatch(new RegExp(`\\b${variable}\\b`));
+    expect(output[0]).not.toContain(env.SECRET_KEY);
+  });
+
+  it('never shows the value of an invalid SECRET_KEY', async () => {
+    const almostKey = randomBytes(31).toString('base64');
+    const server = await servers.start({ ...env, SECRET_KEY: almostKey }, cwd);
+    expect((await exitOf(server)).code).not.toBe(0);
+    const output = lines(server.output);
+    expect(output).toHaveLength(1);
+    expect(output[0]).toMatch(/\bSECRET_KEY\b/);
+    expect(output[0]).not.toContain(almostKey);
+    expect(output[0]).not.toContain(almostKey.slice(0, 16));
+  });
+
+  it('NODE_ENV=production without SECRET_KEY refuses to start, naming SECRET_KEY, and writes no key file', async () => {
+    const dir = mkdtempSync(join(cwd, 'production-'));
+    const server = await servers.start({ NODE_ENV: 'production', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LOG_LEVEL: 'silent' }, dir);
+    const { code, signal } = await exitOf(server);
+    expect(signal).toBeNull();
+    expect(code).not.toBe(0);
+    const output = lines(server.output);
+    expect(output).toHaveLength(1);
+    expect(output[0]).toMatch(/\bSECRET_KEY\b/);
+    expect(existsSync(join(dir, 'data', 'secret.key'))).toBe(false);
+  });
+});
+
+describe('outside production without SECRET_KEY', () => {
+  const servers = new Servers();
+  let cwd: string;
+  let firstKey: string;
+
+  beforeAll(async () => {
+    cwd = tempDir();
+    const server = await servers.start({ LOG_LEVEL: 'silent' }, cwd);
+    await healthy(server);
+    firstKey = readFileSync(join(cwd, 'data', 'secret.key'), 'utf8');
+  });
+  afterAll(async () => {
+    await servers.killAll();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('creates data/secret.key under the working directory with mode 0600, holding a 32-byte base64 key', () => {
+    expect(statSync(join(cwd, 'data', 'secret.key')).mode & 0o777).toBe(0o600);
+    expect(firstKey.trim()).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    expect(Buffer.from(firstKey.trim(), 'base64')).toHaveLength(32);
+  });
+
+  it('serves the default SQLite database at data/platform-api.sqlite under the working directory', () => {
+    const path = join(cwd, 'data', 'platform-api.sqlite');
+    expect(existsSync(path)).toBe(true);
+    expect(readFileSync(path).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+  });
+
+  it('reuses data/secret.key on the next start', async () => {
+    await servers.killAll();
+    const again = await servers.start({ LOG_LEVEL: 'silent' }, cwd);
+    await healthy(again);
+    expect(readFileSync(join(cwd, 'data', 'secret.key'), 'utf8')).toBe(firstKey);
+  });
+});
+
+describe('API_PREFIX=/v2', () => {
+  const servers = new Servers();
+  let cwd: string;
+  let server: Server;
+
+  beforeAll(async () => {
+    cwd = tempDir();
+    server = await servers.start({ API_PREFIX: '/v2', DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' }, cwd);
+    await healthy(server);
+  });
+  afterAll(async () => {
+    await servers.killAll();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('serves the API under /v2: /v2/webhook without a cookie answers 401', async () => {
+    const response = await fetch(`${server.base}/v2/webhook`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ code: 'unauthorized' });
+  });
+
+  it('no longer serves the API under /api: /api/webhook answers 404', async () => {
+    const response = await fetch(`${server.base}/api/webhook`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 'not found' });
+  });
+
+  it('keeps /health at the root', async () => {
+    const response = await fetch(`${server.base}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('SIGTERM', () => {
+  const servers = new Servers();
+  const HANGING_HOST = 'slow.example.com';
+  let cwd: string;
+  let env: Record<string, string>;
+  let dns: TestDnsServer;
+  let cookie: string;
+
+  interface InFlight {
+    answer: Promise<{ status: number; body: unknown }>;
+    settled(): boolean;
+  }
+
+  /**
+   * An authenticated create whose URL host resolves through a DNS server that never answers:
+   * the server holds it until DNS_TIMEOUT_MS, then answers 503. Resolves once the server has
+   * asked the DNS server, so the request is in flight.
+   */
+  async function createInFlight(server: Server, agent?: Agent): Promise<InFlight> {
+    const before = dns.questions.length;
+    let settled = false;
+    const answer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const body = JSON.stringify({ url: `https://${HANGING_HOST}/events` });
+      const url = new URL(`/api/webhook/hook-${randomBytes(4).toString('hex')}`, server.base);
+      request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), cookie } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      }).on('error', reject).end(body);
+    }).finally(() => {
+      settled = true;
+    });
+    answer.catch(() => undefined); // awaited by the test; never an unhandled rejection
+    await until(() => dns.questions.slice(before).some((q) => q.endsWith(` ${HANGING_HOST}`)), 'the server to ask the DNS server');
+    return { answer, settled: () => settled };
+  }
+
+  beforeAll(async () => {
+    cwd = tempDir();
+    dns = await startDnsServer({ [HANGING_HOST]: 'TIMEOUT' });
+    env = {
+      DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`,
+      SECRET_KEY: newKey(),
+      LOG_LEVEL: 'silent',
+      DNS_SERVERS: dns.address,
+      DNS_TIMEOUT_MS: '1500',
+    };
+    // A first server migrates the database; then the CLI makes an owner with a session.
+    const server = await servers.start(env, cwd);
+    await healthy(server);
+    const cli = async (...args: string[]) => {
+      const result = await runCli(args, env, cwd);
+      if (result.code !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
+      return JSON.parse(result.stdout) as Record<string, string | number>;
+    };
+    const [org, user] = await Promise.all([cli('org', 'create', '--name', 'Acme'), cli('user', 'create', '--email', 'owner@example.test')]);
+    await cli('member', 'add', '--org', String(org.id), '--user', String(user.id), '--role', 'owner');
+    const { token } = await cli('session', 'create', '--user', String(user.id), '--org', String(org.id));
+    cookie = `${SESSION_COOKIE}=${token}`;
+    await servers.killAll();
+  }, SLOW_MS);
+  afterEach(() => servers.killAll());
+  afterAll(async () => {
+    await dns?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('lets the request in flight finish, then exits with code 0 (not by signal)', async () => {
+    const server = await servers.start(env, cwd);
+    await healthy(server);
+    const inFlight = await createInFlight(server);
+    expect(inFlight.settled()).toBe(false);
+
+    server.child.kill('SIGTERM');
+    const { status, body } = await inFlight.answer;
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ code: 'dns unavailable' });
+    expect(await exitOf(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses new connections while the request in flight finishes', async () => {
+    const server = await servers.start({ ...env, DNS_TIMEOUT_MS: '4000' }, cwd);
+    await healthy(server);
+    const port = Number(new URL(server.base).port);
+    const inFlight = await createInFlight(server);
+
+    server.child.kill('SIGTERM');
+    let refused = false;
+    while (!refused && !inFlight.settled()) {
+      refused = !(await accepts(port));
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(refused).toBe(true);
+    expect(inFlight.settled()).toBe(false);
+    expect((await inFlight.answer).status).toBe(503);
+  });
+
+  it('serves no further request on the kept-alive connection of the request in flight', async () => {
+    const server = await servers.start(env, cwd);
+    await healthy(server);
+    // One socket: the follow-up request waits for it and goes out as soon as the answer is in.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const inFlight = await createInFlight(server, agent);
+      server.child.kill('SIGTERM');
+      const followUp = new Promise<{ status: number } | { error: string }>((resolve) => {
+        get(`${server.base}/api/webhook`, { agent, headers: { cookie } }, (response) => {
+          response.resume();
+          resolve({ status: response.statusCode! });
+        }).on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      });
+      expect((await inFlight.answer).status).toBe(503);
+      // served (200) means the process still takes new work after SIGTERM and stays up until
+      // the client lets the connection go
+      expect(await followUp, 'a request sent after SIGTERM on the kept-alive connection was served').not.toEqual({ status: 200 });
+      expect(await exitOf(server)).toEqual({ code: 0, signal: null });
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
+describeOnMariadb('three servers starting at once on one empty database', () => {
+  const servers = new Servers();
+  let db: TestDatabase;
+  let started: Server[];
+  let ready: Promise<PromiseSettledResult<void>[]>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('mariadb');
+    const env = { DATABASE_URL: db.url, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' };
+    const ports = await freePorts(3);
+    // started in one synchronous loop: as close to the same moment as three spawns get
+    started = ports.map((port) => servers.spawn({ ...env, PORT: String(port) }));
+    ready = Promise.allSettled(started.map(healthy));
+  });
+  afterAll(async () => {
+    await servers.killAll();
+    await db?.drop();
+  });
+
+  it('all become healthy', async () => {
+    const results = await ready;
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+  }, SLOW_MS);
+
+  it('apply each migration exactly once', async () => {
+    await ready;
+    const connection = await mysql.createConnection({ uri: db.url });
+    try {
+      const [rows] = await connection.query('SELECT name FROM migrations ORDER BY name');
+      const names = (rows as { name: string }[]).map((row) => row.name);
+      expect(names).toEqual(MYSQL_MIGRATIONS.map((migration) => new migration().name ?? migration.name).sort());
+    } finally {
+      await connection.end();
+    }
+  }, SLOW_MS);
+});
