@@ -3,8 +3,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { GracefulShutdown } from './http/graceful-shutdown';
+import { fixedHeaders, inTurn } from './http/fixed-headers';
 import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
-import { noStore } from './http/no-store';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from './auth/auth-policy';
@@ -17,11 +17,7 @@ export function configureApp(app: NestExpressApplication): void {
   const logger = app.get<Logger>(PINO);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(helmet());
-  app.use(noStore);
-  app.use(requestLog(logger));
-  app.use(app.get(GracefulShutdown).middleware);
-  app.use(requireJsonBody);
+  app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
   setUpOpenApi(app);
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { SessionCaller } from '../auth/auth-policy';
 import { AppConfig } from '../config/app-config';
 import { PINO } from '../logging/pino.provider';
+import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { WebhookRateLimitGuard } from './webhook-rate-limit.guard';
 
@@ -12,7 +13,8 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
 
 /**
  * Rate limits of the webhook operations (RATE_LIMIT_*): per session and per organization,
- * each a fixed window; one counter per caller across all webhook routes.
+ * each a fixed window; one counter per caller across all webhook routes, in Redis when
+ * REDIS_URL is set (shared by the instances), else in memory.
  */
 @Module({
   imports: [
@@ -30,7 +32,7 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
         ],
         generateKey: (_context, tracker, name) => `${rateLimits.keyPrefix}:${name}:${tracker}`,
         setHeaders: false,
-        storage: rateLimits.redisUrl === undefined ? undefined : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
+        storage: rateLimits.redisUrl === undefined ? new MemoryThrottlerStorage() : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
       }),
     }),
   ],
