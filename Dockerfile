@@ -6,8 +6,10 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
+# tsc, then the bundle (dist/main.js, dist/cli.js); then only the runtime dependencies stay
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -22,4 +24,6 @@ EXPOSE 3000
 # SECRET_KEY and DATABASE_URL come from the environment (the server refuses to start without a key).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# The heap settings of package.json config.nodeFlags (npm run start:prod): RSS stays near 130 MB
+# under load instead of growing to V8's defaults.
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=128", "dist/main.js"]

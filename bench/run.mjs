@@ -248,14 +248,17 @@ async function cli(env, ...args) {
   }
 }
 
+/** The V8 heap settings production runs with (package.json config.nodeFlags, npm run start:prod). */
+const NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.nodeFlags.split(' ');
+
 /**
- * Starts `node dist/main.js`; `startedAt` is taken just before the spawn. stdout (the request
+ * Starts `node dist/main.js` as production does; `startedAt` is taken just before the spawn. stdout (the request
  * log) goes to `logFile` or nowhere; the tail of stderr is kept for error messages.
  */
 function startServer(env, { cwd = ROOT, logFile } = {}) {
   const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
   const startedAt = performance.now();
-  const child = spawnTracked(process.execPath, [join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawnTracked(process.execPath, [...NODE_FLAGS, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
   if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));

@@ -1,11 +1,11 @@
-// Builds dist/ when it is missing or older than any file in src/ (or the build config), so
-// that `npm start` and `npm run cli` work on a fresh clone and stay instant afterwards.
+// Builds dist/ (scripts/build.mjs) when it is missing or older than any file in src/ or the
+// build configuration, so that `npm start` and `npm run cli` work on a fresh clone and stay
+// instant afterwards.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const stamp = join(root, 'dist', '.tsbuildinfo');
 
 const mtime = (path) => {
   try {
@@ -20,7 +20,8 @@ const newest = (dir) =>
     -1,
   );
 
-const sources = Math.max(newest(join(root, 'src')), mtime(join(root, 'tsconfig.json')), mtime(join(root, 'tsconfig.build.json')));
-if (mtime(stamp) < sources) {
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const inputs = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'package-lock.json'].map((file) => mtime(join(root, file)));
+const built = Math.min(mtime(join(root, 'dist/main.js')), mtime(join(root, 'dist/cli.js')));
+if (built < Math.max(newest(join(root, 'src')), ...inputs)) {
+  execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 }

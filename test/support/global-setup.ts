@@ -10,12 +10,12 @@ declare module 'vitest' {
 }
 
 /**
- * Once per run: builds dist/ (suites that test the real processes spawn dist/main.js and
- * dist/cli.js), and decides whether the e2e suites can use MariaDB. With CI set, an
+ * Once per run: builds dist/ as production does (suites that test the real processes spawn
+ * dist/main.js and dist/cli.js), and decides whether the e2e suites can use MariaDB. With CI set, an
  * unreachable MariaDB fails the run instead of skipping its suites.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 
   const url = process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
   try {

@@ -1,0 +1,37 @@
+// The production build: tsc compiles src/ to build/ (CommonJS, one file per module), then
+// rolldown bundles the two entry points into dist/main.js and dist/cli.js (ES modules).
+//
+// Why bundle: the NestJS 12 packages are ES modules loaded file by file, and resolving and
+// loading those hundreds of modules was most of the cold start (docs/performance.md). Left
+// outside the bundle: better-sqlite3 (a native addon), swagger-ui-dist (served from its own
+// directory), the optional Nest packages this service does not install, and typescript and
+// prettier (which nest-commander's helpers load only for features the CLI does not use).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rolldown } from 'rolldown';
+
+const root = new URL('..', import.meta.url).pathname;
+const dist = join(root, 'dist');
+
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+
+const bundle = await rolldown({
+  input: { main: join(root, 'build/main.js'), cli: join(root, 'build/cli.js') },
+  platform: 'node',
+  external: [
+    /^better-sqlite3($|\/)/,
+    /^swagger-ui-dist($|\/)/,
+    /^@nestjs\/(microservices|websockets)($|\/)/,
+    /^@fastify\//,
+    /^typescript($|\/)/,
+    /^prettier($|\/)/,
+  ],
+  logLevel: 'silent',
+});
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist);
+// keepNames: Nest and the OpenAPI document use class names (providers, DTO schemas).
+await bundle.write({ dir: dist, format: 'es', entryFileNames: '[name].js', keepNames: true, sourcemap: true });
+await bundle.close();
+writeFileSync(join(dist, 'package.json'), '{ "type": "module" }\n');
