@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/databases';
+import { expectRateLimited, PER_ORGANIZATION, PER_SESSION, RATE_ENV, WINDOW_SECONDS } from './support/rate-limits';
 import { TestApp } from './support/test-app';
 
 /*
@@ -27,28 +28,6 @@ const answer = (res: Response) => ({ status: res.status, body: res.body as unkno
 // ---------------------------------------------------------------------------------------------
 // Rate limits (in memory)
 // ---------------------------------------------------------------------------------------------
-
-const PER_SESSION = 3;
-const PER_ORGANIZATION = 5;
-const WINDOW_SECONDS = 60;
-const RATE_ENV = {
-  RATE_LIMIT_PER_SESSION: String(PER_SESSION),
-  RATE_LIMIT_PER_ORGANIZATION: String(PER_ORGANIZATION),
-  RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
-};
-
-/** 429 `{"code":"rate limited"}`, never cached, with a Retry-After of whole seconds within the window. */
-function expectRateLimited(res: Response, windowSeconds: number): void {
-  expect({ ...answer(res), cacheControl: res.headers['cache-control'] }).toEqual({
-    status: 429,
-    body: { code: 'rate limited' },
-    cacheControl: 'no-store',
-  });
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const retryAfter = res.headers['retry-after'] as string | undefined;
-  expect(retryAfter).toMatch(/^[1-9]\d*$/);
-  expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
-}
 
 describeEachDatabase('webhook rate limits in memory', (kind) => {
   let t: TestApp;

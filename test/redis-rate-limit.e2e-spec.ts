@@ -5,6 +5,7 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/crypto/opaque-token';
 import { describeEachDatabase } from './support/databases';
+import { expectRateLimited, PER_ORGANIZATION, PER_SESSION, RATE_ENV, WINDOW_SECONDS } from './support/rate-limits';
 import { TestApp } from './support/test-app';
 
 /*
@@ -21,15 +22,6 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const UNREACHABLE_REDIS_URL = 'redis://limiter:not-for-logs@127.0.0.1:1';
 const WEBHOOKS = '/api/webhook';
 
-const PER_SESSION = 3;
-const PER_ORGANIZATION = 5;
-const WINDOW_SECONDS = 60;
-const RATE_ENV = {
-  RATE_LIMIT_PER_SESSION: String(PER_SESSION),
-  RATE_LIMIT_PER_ORGANIZATION: String(PER_ORGANIZATION),
-  RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
-};
-
 /** Synchronous, so that the suites can be declared or skipped: does Redis answer PING? */
 function redisReachable(url: string): boolean {
   const probe =
@@ -41,14 +33,6 @@ function redisReachable(url: string): boolean {
 }
 
 const answer = (res: Response) => ({ status: res.status, body: res.body as unknown });
-
-/** 429 `{"code":"rate limited"}` with a Retry-After of whole seconds within the window. */
-function expectRateLimited(res: Response, windowSeconds: number): void {
-  expect(answer(res)).toEqual({ status: 429, body: { code: 'rate limited' } });
-  const retryAfter = res.headers['retry-after'] as string | undefined;
-  expect(retryAfter).toMatch(/^[1-9]\d*$/);
-  expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
-}
 
 const list = (app: TestApp, cookie: string) => app.http().get(WEBHOOKS).set('Cookie', cookie);
 

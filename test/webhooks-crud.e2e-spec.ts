@@ -1,79 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/databases';
-import type { Zone } from './support/dns-server';
 import { TestApp } from './support/test-app';
+import { EVENTS, HOOK, NAME_RULE, OTHER, PUBLIC_ZONE, SECRET, webhookClient, type Member } from './support/webhook-client';
 
 /*
  * The webhook operations of SPEC 5.3 through HTTP: create, read, update (JSON Merge Patch) and
  * delete, with the source-row invariant of SPEC 5 checked after every write.
  */
 
-const ZONE: Zone = {
-  'hooks.example.com': { A: ['93.184.215.14'] },
-  'events.example.com': { AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:1c44'] },
-  'other.example.com': { A: ['93.184.215.34'], AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:1c45'] },
-};
-const HOOK = 'https://hooks.example.com/';
-const EVENTS = 'https://events.example.com/';
-const OTHER = 'https://other.example.com/';
-
-const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
 const INVALID_NAME = { code: 'invalid name', message: [NAME_RULE] };
 const NOT_FOUND = { code: 'not found' };
 const OK = { code: 'ok' };
 
-type Member = Awaited<ReturnType<TestApp['member']>>;
 type ErrorBody = { code: string; message?: string[] };
 
 /** `message` in a stable order, for answers naming several fields. */
 const sortedMessages = (body: ErrorBody): ErrorBody => ({ ...body, message: [...(body.message ?? [])].sort() });
 
-/** The HTTP calls and database checks of one app. */
-function client(app: () => TestApp) {
-  const http = () => app().http();
-  const count = async (sql: string, params: unknown[]): Promise<number> => {
-    const [row] = (await app().dataSource.query(sql, params)) as { n: unknown }[];
-    return Number(row.n);
-  };
-  const sourceRows = (m: Member) => count('SELECT COUNT(*) AS n FROM webhook_sources WHERE organization_id = ?', [m.organizationId]);
-  const webhookRows = (m: Member) =>
-    count(
-      `SELECT COUNT(*) AS n FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE ws.organization_id = ?`,
-      [m.organizationId],
-    );
-  return {
-    create: (m: Member, name: string, body: unknown) => http().post(`/api/webhook/${name}`).set('Cookie', m.cookie).send(body as object),
-    list: (m: Member) => http().get('/api/webhook').set('Cookie', m.cookie),
-    read: (m: Member, name: string) => http().get(`/api/webhook/${name}`).set('Cookie', m.cookie),
-    patch: (m: Member, name: string, body: unknown, type = 'application/json') =>
-      http().patch(`/api/webhook/${name}`).set('Cookie', m.cookie).set('Content-Type', type).send(JSON.stringify(body)),
-    remove: (m: Member, name: string) => http().delete(`/api/webhook/${name}`).set('Cookie', m.cookie),
-    legacyUpsert: (m: Member, body: unknown) => http().post('/api/webhook').set('Cookie', m.cookie).send(body as object),
-    sourceRows,
-    /** SPEC 5: the organization has a source row iff it has at least one webhook. */
-    expectSourceInvariant: async (m: Member) => {
-      const webhooks = await webhookRows(m);
-      expect(await sourceRows(m)).toBe(webhooks > 0 ? 1 : 0);
-    },
-    storedColumn: async (m: Member, name: string, column: 'url' | 'secret'): Promise<string> => {
-      const [row] = (await app().dataSource.query(
-        `SELECT w.${column} AS value FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id
-          WHERE ws.organization_id = ? AND w.name = ?`,
-        [m.organizationId, name],
-      )) as { value: string }[];
-      return row.value;
-    },
-  };
-}
-
 describeEachDatabase('webhooks CRUD', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await TestApp.start(kind, { zone: ZONE });
+    t = await TestApp.start(kind, { zone: PUBLIC_ZONE });
   });
   afterAll(() => t?.close());
-  const api = client(() => t);
+  const api = webhookClient(() => t);
   const owner = () => t.member('owner');
 
   describe('POST /api/webhook/{name}', () => {
@@ -443,7 +393,7 @@ describeEachDatabase('webhooks CRUD', (kind) => {
       expect((await patch(m, 'w', { url: `${OTHER}rotated`, user: { updated: `${EVENTS}u` } })).status).toBe(200);
       expect(await api.storedColumn(m, 'w', 'secret')).toBe(sealedBefore);
       // The legacy create-or-update answers the kept secret.
-      const legacy = await api.legacyUpsert(m, { name: 'w', url: HOOK });
+      const legacy = await api.upsert(m, { name: 'w', url: HOOK });
       expect(legacy.status).toBe(200);
       expect(legacy.body.secret).toBe(secret);
     });
@@ -608,10 +558,10 @@ describeEachDatabase('webhooks CRUD', (kind) => {
 describeEachDatabase('webhooks CRUD at WEBHOOKS_PER_ORG_MAX', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await TestApp.start(kind, { zone: ZONE, env: { WEBHOOKS_PER_ORG_MAX: '3' } });
+    t = await TestApp.start(kind, { zone: PUBLIC_ZONE, env: { WEBHOOKS_PER_ORG_MAX: '3' } });
   });
   afterAll(() => t?.close());
-  const api = client(() => t);
+  const api = webhookClient(() => t);
   const LIMIT_REACHED = { code: 'limit reached', message: ['an organization has at most 3 webhooks'] };
 
   /** A member whose organization holds `a`, `b` and `c`: the cap. */

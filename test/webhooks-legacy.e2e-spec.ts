@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/databases';
-import type { Zone } from './support/dns-server';
 import { TestApp } from './support/test-app';
+import { EVENTS, HOOK, NAME_RULE, PUBLIC_ZONE, SECRET, webhookClient } from './support/webhook-client';
 
 /*
  * The legacy webhook operations of SPEC 5.3: `POST /api/webhook` (create or replace, answering
@@ -9,54 +9,15 @@ import { TestApp } from './support/test-app';
  * the source-row invariant of SPEC 5 checked after every write.
  */
 
-const ZONE: Zone = {
-  'hooks.example.com': { A: ['93.184.215.14'] },
-  'events.example.com': { AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:1c44'] },
-};
-const HOOK = 'https://hooks.example.com/';
-const EVENTS = 'https://events.example.com/';
-
-const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
 const OK = { code: 'ok' };
-
-type Member = Awaited<ReturnType<TestApp['member']>>;
-
-/** The HTTP calls and database checks of one app. */
-function client(app: () => TestApp) {
-  const http = () => app().http();
-  const count = async (sql: string, params: unknown[]): Promise<number> => {
-    const [row] = (await app().dataSource.query(sql, params)) as { n: unknown }[];
-    return Number(row.n);
-  };
-  const sourceRows = (m: Member) => count('SELECT COUNT(*) AS n FROM webhook_sources WHERE organization_id = ?', [m.organizationId]);
-  const webhookRows = (m: Member) =>
-    count(
-      `SELECT COUNT(*) AS n FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE ws.organization_id = ?`,
-      [m.organizationId],
-    );
-  return {
-    upsert: (m: Member, body: unknown) => http().post('/api/webhook').set('Cookie', m.cookie).send(body as object),
-    removeByBody: (m: Member, body: unknown) => http().delete('/api/webhook').set('Cookie', m.cookie).send(body as object),
-    create: (m: Member, name: string, body: unknown) => http().post(`/api/webhook/${name}`).set('Cookie', m.cookie).send(body as object),
-    list: (m: Member) => http().get('/api/webhook').set('Cookie', m.cookie),
-    read: (m: Member, name: string) => http().get(`/api/webhook/${name}`).set('Cookie', m.cookie),
-    sourceRows,
-    /** SPEC 5: the organization has a source row iff it has at least one webhook. */
-    expectSourceInvariant: async (m: Member) => {
-      const webhooks = await webhookRows(m);
-      expect(await sourceRows(m)).toBe(webhooks > 0 ? 1 : 0);
-    },
-  };
-}
 
 describeEachDatabase('legacy webhook operations', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await TestApp.start(kind, { zone: ZONE });
+    t = await TestApp.start(kind, { zone: PUBLIC_ZONE });
   });
   afterAll(() => t?.close());
-  const api = client(() => t);
+  const api = webhookClient(() => t);
   const owner = () => t.member('owner');
 
   describe('POST /api/webhook', () => {
@@ -315,10 +276,10 @@ describeEachDatabase('legacy webhook operations', (kind) => {
 describeEachDatabase('legacy POST /api/webhook at WEBHOOKS_PER_ORG_MAX', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await TestApp.start(kind, { zone: ZONE, env: { WEBHOOKS_PER_ORG_MAX: '3' } });
+    t = await TestApp.start(kind, { zone: PUBLIC_ZONE, env: { WEBHOOKS_PER_ORG_MAX: '3' } });
   });
   afterAll(() => t?.close());
-  const api = client(() => t);
+  const api = webhookClient(() => t);
 
   /** A member whose organization holds `a`, `b` and `c`: the cap. */
   const atCap = async () => {
