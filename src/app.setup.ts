@@ -24,15 +24,15 @@ export function configureApp(app: NestExpressApplication): void {
 
 /** Built on the first request for it, not at start: it is a few hundred ms of cold start. */
 function setUpOpenApi(app: NestExpressApplication): void {
-  const document = () => SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('platform-api')
-      .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
-      .setVersion('1')
-      .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A wallet_extension access token (card provisioning only)' }, WALLET_SCHEME)
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', });
+  const description = new DocumentBuilder()
+    .setTitle('platform-api')
+    .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
+    .setVersion('1')
+    .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A wallet_extension access token (card provisioning only)' },
+      WALLET_SCHEME,
+    )
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, description), { jsonDocumentUrl: 'docs/openapi.json' });
 }
