@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
-import { createTestDatabase, describeOnMariadb, TestDatabase } from './support/databases';
+import { createTestDatabase, describeEachDatabase, describeOnMariadb, TestDatabase } from './support/databases';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
 import { runCli, startServer, waitForHealthy } from './support/processes';
 
@@ -231,30 +231,35 @@ describe('API_PREFIX=/v2', () => {
   });
 });
 
-describe('SIGTERM', () => {
+describeEachDatabase('SIGTERM', (kind) => {
   const servers = new Servers();
   const HANGING_HOST = 'slow.example.com';
+  /** Answers, but only after the signal has been sent: the write happens during shutdown. */
+  const LATE_HOST = 'late.example.com';
   let cwd: string;
+  let db: TestDatabase;
   let env: Record<string, string>;
   let dns: TestDnsServer;
   let cookie: string;
 
   interface InFlight {
+    name: string;
     answer: Promise<{ status: number; body: unknown }>;
     settled(): boolean;
   }
 
   /**
-   * An authenticated create whose URL host resolves through a DNS server that never answers:
-   * the server holds it until DNS_TIMEOUT_MS, then answers 503. Resolves once the server has
-   * asked the DNS server, so the request is in flight.
+   * An authenticated create whose URL host resolves through the test DNS server: `host`
+   * decides how long the server holds it (HANGING_HOST: until DNS_TIMEOUT_MS, then 503).
+   * Resolves once the server has asked the DNS server, so the request is in flight.
    */
-  async function createInFlight(server: Server, agent?: Agent): Promise<InFlight> {
+  async function createInFlight(server: Server, host = HANGING_HOST, agent?: Agent): Promise<InFlight> {
     const before = dns.questions.length;
+    const name = `hook-${randomBytes(4).toString('hex')}`;
     let settled = false;
     const answer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-      const body = JSON.stringify({ url: `https://${HANGING_HOST}/events` });
-      const url = new URL(`/api/webhook/hook-${randomBytes(4).toString('hex')}`, server.base);
+      const body = JSON.stringify({ url: `https://${host}/events` });
+      const url = new URL(`/api/webhook/${name}`, server.base);
       request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), cookie } }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -264,15 +269,16 @@ describe('SIGTERM', () => {
       settled = true;
     });
     answer.catch(() => undefined); // awaited by the test; never an unhandled rejection
-    await until(() => dns.questions.slice(before).some((q) => q.endsWith(` ${HANGING_HOST}`)), 'the server to ask the DNS server');
-    return { answer, settled: () => settled };
+    await until(() => dns.questions.slice(before).some((q) => q.endsWith(` ${host}`)), 'the server to ask the DNS server');
+    return { name, answer, settled: () => settled };
   }
 
   beforeAll(async () => {
     cwd = tempDir();
-    dns = await startDnsServer({ [HANGING_HOST]: 'TIMEOUT' });
+    db = await createTestDatabase(kind);
+    dns = await startDnsServer({ [HANGING_HOST]: 'TIMEOUT', [LATE_HOST]: { A: ['93.184.215.14'], delayMs: 1000 } });
     env = {
-      DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`,
+      DATABASE_URL: db.url,
       SECRET_KEY: newKey(),
       LOG_LEVEL: 'silent',
       DNS_SERVERS: dns.address,
@@ -295,7 +301,26 @@ describe('SIGTERM', () => {
   afterEach(() => servers.killAll());
   afterAll(async () => {
     await dns?.close();
+    await db?.drop();
     rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('commits a write that reaches the database after the signal, answers it, then exits with code 0', async () => {
+    const server = await servers.start(env, cwd);
+    await healthy(server);
+    const inFlight = await createInFlight(server, LATE_HOST);
+
+    server.child.kill('SIGTERM');
+    const { status, body } = await inFlight.answer;
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ name: inFlight.name, url: `https://${LATE_HOST}/events` });
+    expect(await exitOf(server)).toEqual({ code: 0, signal: null });
+
+    // the next instance reads what the first one acknowledged while shutting down
+    const next = await servers.start(env, cwd);
+    await healthy(next);
+    const stored = await fetch(`${next.base}/api/webhook/${inFlight.name}`, { headers: { cookie } });
+    expect(stored.status).toBe(200);
   });
 
   it('lets the request in flight finish, then exits with code 0 (not by signal)', async () => {
@@ -334,7 +359,7 @@ describe('SIGTERM', () => {
     // One socket: the follow-up request waits for it and goes out as soon as the answer is in.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const inFlight = await createInFlight(server, agent);
+      const inFlight = await createInFlight(server, HANGING_HOST, agent);
       server.child.kill('SIGTERM');
       const followUp = new Promise<{ status: number } | { error: string }>((resolve) => {
         get(`${server.base}/api/webhook`, { agent, headers: { cookie } }, (response) => {

@@ -13,6 +13,8 @@ export interface ZoneEntry {
   AAAA?: string[] | Failure;
   /** Answer every query with only this CNAME: a chain that ends nowhere. */
   CNAME?: string;
+  /** Hold every answer for this long (a slow resolver that still answers). */
+  delayMs?: number;
 }
 
 /** Names that are not in the zone answer NXDOMAIN. */
@@ -55,7 +57,8 @@ export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
       const type = question.type === Packet.TYPE.AAAA ? 'AAAA' : 'A';
       const name = question.name.toLowerCase().replace(/\.$/, '');
       questions.push(`${type} ${name}`);
-      const answer = answerFor(entries.get(name), type);
+      const entry = entries.get(name);
+      const answer = answerFor(entry, type);
       if (answer === 'TIMEOUT') return;
       const response = Packet.createResponseFromRequest(request);
       const record = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
@@ -68,7 +71,9 @@ export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
           response.answers.push({ ...record, type: Packet.TYPE[type], address: wireForm(type, address) } as unknown as Resource);
         }
       }
-      void send(response);
+      const delayMs = typeof entry === 'object' ? (entry.delayMs ?? 0) : 0;
+      if (delayMs > 0) setTimeout(() => void send(response), delayMs);
+      else void send(response);
     },
   });
   const { udp } = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });

@@ -1,0 +1,132 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
+import type { AppConfig } from '../config/app-config';
+import { ApiError } from '../http/api-error';
+import { AuthGuard } from './auth.guard';
+import { AUTH_POLICY, AuthPolicy, SessionCaller, WalletCaller } from './auth-policy';
+import type { Authenticator } from './authenticator';
+
+const ALLOWED_ORIGIN = 'https://console.example.com';
+const SESSION_CALLER: SessionCaller = { kind: 'session', sessionKey: 'k', organizationId: 7, role: 'owner' };
+const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', userId: 9 };
+
+/** A route handler carrying `policy` on itself or on its controller, as the decorators put it. */
+function route(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handler') {
+  const handler = () => undefined;
+  class Controller {}
+  if (policy) Reflect.defineMetadata(AUTH_POLICY, policy, on === 'handler' ? handler : Controller);
+  return { handler, Controller };
+}
+
+function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handler') {
+  const authenticator = {
+    session: vi.fn(async () => SESSION_CALLER),
+    walletExtension: vi.fn(async () => WALLET_CALLER),
+  };
+  const guard = new AuthGuard(new Reflector(), authenticator as unknown as Authenticator, { allowedOrigins: [ALLOWED_ORIGIN] } as unknown as AppConfig);
+  const { handler, Controller } = route(policy, on);
+  const activate = (method: string, headers: IncomingHttpHeaders = {}) => {
+    const req: { method: string; headers: IncomingHttpHeaders; caller?: unknown } = { method, headers };
+    const context = {
+      getHandler: () => handler,
+      getClass: () => Controller,
+      switchToHttp: () => ({ getRequest: () => req }),
+    } as unknown as ExecutionContext;
+    return { req, result: guard.canActivate(context) };
+  };
+  return { authenticator, activate };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the guard to refuse');
+    },
+    (error: unknown) => error,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
+}
+
+const SESSION_POLICY: AuthPolicy = { kind: 'session', roles: ['owner', 'admin'] };
+
+describe('AuthGuard', () => {
+  it('refuses a route that declares no policy with 401 unauthorized (fail closed), without authenticating', async () => {
+    const { activate, authenticator } = setUp(undefined);
+    expect(await rejection(activate('GET', { cookie: 'x=y' }).result)).toEqual({ status: 401, body: { code: 'unauthorized' } });
+    expect(authenticator.session).not.toHaveBeenCalled();
+    expect(authenticator.walletExtension).not.toHaveBeenCalled();
+  });
+
+  it('lets anyone through a public route, without authenticating', async () => {
+    const { activate, authenticator } = setUp({ kind: 'public' });
+    await expect(activate('GET').result).resolves.toBe(true);
+    expect(authenticator.session).not.toHaveBeenCalled();
+  });
+
+  it("authenticates a session route with the route's roles and puts the caller on the request", async () => {
+    const { activate, authenticator } = setUp(SESSION_POLICY);
+    const headers = { cookie: 'a=b' };
+    const { req, result } = activate('GET', headers);
+    await expect(result).resolves.toBe(true);
+    expect(authenticator.session).toHaveBeenCalledWith(headers, ['owner', 'admin']);
+    expect(req.caller).toBe(SESSION_CALLER);
+  });
+
+  it('reads the policy from the controller when the handler has none', async () => {
+    const { activate, authenticator } = setUp(SESSION_POLICY, 'class');
+    await expect(activate('GET').result).resolves.toBe(true);
+    expect(authenticator.session).toHaveBeenCalledOnce();
+  });
+
+  it('authenticates a wallet-extension route with the bearer check only', async () => {
+    const { activate, authenticator } = setUp({ kind: 'wallet-extension' });
+    const { req, result } = activate('GET', { authorization: 'Bearer t' });
+    await expect(result).resolves.toBe(true);
+    expect(authenticator.walletExtension).toHaveBeenCalledOnce();
+    expect(authenticator.session).not.toHaveBeenCalled();
+    expect(req.caller).toBe(WALLET_CALLER);
+  });
+
+  it('passes on what the authenticator refuses', async () => {
+    const { activate, authenticator } = setUp(SESSION_POLICY);
+    authenticator.session.mockRejectedValueOnce(new ApiError(403, 'no permission'));
+    expect(await rejection(activate('GET').result)).toEqual({ status: 403, body: { code: 'no permission' } });
+  });
+
+  describe('the Origin rule of session writes', () => {
+    it.each(['POST', 'PATCH', 'DELETE', 'PUT'])('refuses %s from an origin not listed with 403 forbidden origin, before authenticating', async (method) => {
+      const { activate, authenticator } = setUp(SESSION_POLICY);
+      expect(await rejection(activate(method, { origin: 'https://evil.example' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
+      expect(authenticator.session).not.toHaveBeenCalled();
+    });
+
+    it('refuses the opaque origin "null" on a write', async () => {
+      const { activate } = setUp(SESSION_POLICY);
+      expect(await rejection(activate('POST', { origin: 'null' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
+    });
+
+    it('lets a write from a listed origin through to authentication', async () => {
+      const { activate, authenticator } = setUp(SESSION_POLICY);
+      await expect(activate('POST', { origin: ALLOWED_ORIGIN }).result).resolves.toBe(true);
+      expect(authenticator.session).toHaveBeenCalledOnce();
+    });
+
+    it('lets a write without an Origin header through (not a browser)', async () => {
+      const { activate } = setUp(SESSION_POLICY);
+      await expect(activate('DELETE').result).resolves.toBe(true);
+    });
+
+    it.each(['GET', 'HEAD', 'OPTIONS'])('does not apply to %s, whatever the origin', async (method) => {
+      const { activate } = setUp(SESSION_POLICY);
+      await expect(activate(method, { origin: 'https://evil.example' }).result).resolves.toBe(true);
+    });
+
+    it('does not apply to wallet-extension routes', async () => {
+      const { activate } = setUp({ kind: 'wallet-extension' });
+      await expect(activate('POST', { origin: 'https://evil.example' }).result).resolves.toBe(true);
+    });
+  });
+});
