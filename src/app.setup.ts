@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { GracefulShutdown } from './http/graceful-shutdown';
+import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
 import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
 import { PINO } from './logging/pino.provider';
@@ -17,7 +18,9 @@ export function configureApp(app: NestExpressApplication): void {
   const logger = app.get<Logger>(PINO);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
+  const adapter = app.getHttpAdapter();
+  if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
+  adapter.useOnEveryRequest(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
   setUpOpenApi(app);
 }

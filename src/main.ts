@@ -5,7 +5,7 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
-import { LimitedExpressAdapter } from './http/http-adapter';
+import { ApiExpressAdapter } from './http/http-adapter';
 import { NestPinoLogger } from './logging/nest-logger';
 import { createPino } from './logging/pino.provider';
 
@@ -15,7 +15,7 @@ async function bootstrap(): Promise<void> {
   const logger = createPino(config.logLevel);
   // abortOnError false: a failed start (say, no database) reaches the catch below, instead of
   // Nest exiting on its own.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new LimitedExpressAdapter(config.requestTimeoutMs), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new ApiExpressAdapter(config.requestTimeoutMs), {
     bodyParser: false,
     logger: new NestPinoLogger(logger),
     abortOnError: false,

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { PINO } from '../logging/pino.provider';
@@ -30,13 +31,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
-    const res = host.switchToHttp().getResponse<Response>();
+    const res = host.switchToHttp().getResponse<ServerResponse>();
     const error = this.toApiError(exception, req);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.status(error.getStatus()).set(error.headers).json(error.body);
+    const adapter = this.adapterHost.httpAdapter;
+    for (const [name, value] of Object.entries(error.headers)) adapter.setHeader(res, name, value);
+    adapter.reply(res, error.body, error.getStatus());
   }
 
   private toApiError(exception: unknown, req: Request): ApiError {

@@ -7,7 +7,7 @@ import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
-import { LimitedExpressAdapter } from '../../src/http/http-adapter';
+import { ApiExpressAdapter } from '../../src/http/http-adapter';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';
 import type { Role } from '../../src/identity/entities/member.entity';
 import { IdentityService } from '../../src/identity/identity.service';
@@ -59,7 +59,7 @@ export class TestApp {
     const logs: string[] = [];
     const sink = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, createPino(config.logLevel, sink))] }).compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>(new LimitedExpressAdapter(config.requestTimeoutMs), {
+    const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(config.requestTimeoutMs), {
       bodyParser: false,
       logger: false,
     });
