@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
+import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import type { AppConfig } from '../config/app-config';
 import { ApiError } from '../http/api-error';
 import { AuthGuard } from './auth.guard';
@@ -25,7 +25,7 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
     session: vi.fn(async () => SESSION_CALLER),
     walletExtension: vi.fn(async () => WALLET_CALLER),
   };
-  const guard = new AuthGuard(new Reflector(), authenticator as unknown as Authenticator, { allowedOrigins: [ALLOWED_ORIGIN] } as unknown as AppConfig);
+  const guard = new AuthGuard(new RouteMetadataReflector(), authenticator as unknown as Authenticator, { allowedOrigins: [ALLOWED_ORIGIN] } as unknown as AppConfig);
   const { handler, Controller } = route(policy, on);
   const activate = (method: string, headers: IncomingHttpHeaders = {}) => {
     const req: { method: string; headers: IncomingHttpHeaders; caller?: unknown } = { method, headers };

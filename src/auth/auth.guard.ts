@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
 import { Errors } from '../http/api-error';
 import { AUTH_POLICY, AuthPolicy } from './auth-policy';
@@ -14,7 +14,7 @@ export class AuthGuard implements CanActivate {
   private readonly allowedOrigins: ReadonlySet<string>;
 
   constructor(
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadataReflector,
     private readonly authenticator: Authenticator,
     config: AppConfig,
   ) {

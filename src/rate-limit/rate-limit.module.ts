@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Logger } from 'pino';
 import type { SessionCaller } from '../auth/auth-policy';
+import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
 import { PINO } from '../logging/pino.provider';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
@@ -36,7 +37,7 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
       }),
     }),
   ],
-  providers: [WebhookRateLimitGuard],
-  exports: [ThrottlerModule, WebhookRateLimitGuard],
+  providers: [WebhookRateLimitGuard, RouteMetadataReflector],
+  exports: [ThrottlerModule, WebhookRateLimitGuard, RouteMetadataReflector],
 })
 export class RateLimitModule {}
