@@ -2,7 +2,6 @@ import { createServer, IncomingHttpHeaders, request } from 'node:http';
 import { AddressInfo, connect, createServer as createNetServer, Socket } from 'node:net';
 import type { Response, Test } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardsService } from '../src/cards/cards.service';
 import { createTestDatabase, describeEachDatabase, describeOnMariadb, TestDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
 
@@ -361,14 +360,8 @@ describeEachDatabase('unexpected failures', (kind) => {
   });
 
   it('answers card provisioning whose stored secret cannot be opened 500 internal error', async () => {
-    const organizationId = await t.identity.createOrganization('Card Org');
-    const userId = await t.identity.createUser('wallet-500@example.test', null);
-    await t.identity.setMembership(organizationId, userId, 'member');
-    const cards = t.app.get(CardsService);
-    const issuerId = await cards.createIssuer('Issuer');
-    const cardId = await cards.createCard(userId, organizationId, 'active', { issuerId, provisioningId: 'prov-500', provisioningSecret: 'pss-500' });
+    const { cardId, token } = await t.cardHolder({ provisioningId: 'prov-500', provisioningSecret: 'pss-500' });
     await t.dataSource.query('UPDATE cards SET provisioning_secret_key_id = ? WHERE id = ?', [FOREIGN_KEY_ID, cardId]);
-    const { token } = await t.identity.createWalletToken(userId, 3600);
 
     const res = await t.http().get('/api/card/provisioning').set('Authorization', `Bearer ${token}`);
     expectInternalError(res);

@@ -1,6 +1,5 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { CardsService } from '../src/cards/cards.service';
 import { describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
@@ -91,13 +90,7 @@ describeEachDatabase('prepared GET routes', (kind) => {
   });
 
   it('answers card provisioning as Express does, no-store included', async () => {
-    const organizationId = await t.identity.createOrganization('Cards');
-    const userId = await t.identity.createUser('prepared-card@example.test', null);
-    await t.identity.setMembership(organizationId, userId, 'member');
-    const cards = t.app.get(CardsService);
-    const issuerId = await cards.createIssuer('Issuer');
-    await cards.createCard(userId, organizationId, 'active', { issuerId, provisioningId: 'prov-1', provisioningSecret: 'pss-1' });
-    const { token } = await t.identity.createWalletToken(userId, 3600);
+    const { token } = await t.cardHolder({ provisioningId: 'prov-1', provisioningSecret: 'pss-1' });
     await expectSameAnswer('/api/card/provisioning', { Authorization: `Bearer ${token}` }, { status: 200, body: { id: 'prov-1', secret: 'pss-1' } });
   });
 

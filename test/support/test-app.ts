@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
+import { CardsService } from '../../src/cards/cards.service';
 import { configureApp } from '../../src/app.setup';
 import { ApiExpressAdapter } from '../../src/http/http-adapter';
 import { AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -92,6 +93,18 @@ export class TestApp {
     await this.identity.setMembership(org, userId, role);
     const { token } = await this.identity.createSession(userId, org, 3600);
     return { organizationId: org, userId, token, cookie: `${SESSION_COOKIE}=${token}` };
+  }
+
+  /** A new user, member of a new organization, with a live wallet token and one active card issued with these credentials. */
+  async cardHolder(credentials: { provisioningId: string; provisioningSecret: string }): Promise<{ userId: number; cardId: number; token: string }> {
+    const organizationId = await this.identity.createOrganization('Card Org');
+    const userId = await this.identity.createUser(`${randomBytes(6).toString('hex')}@example.test`, null);
+    await this.identity.setMembership(organizationId, userId, 'member');
+    const cards = this.app.get(CardsService);
+    const issuerId = await cards.createIssuer('Test Issuer');
+    const cardId = await cards.createCard(userId, organizationId, 'active', { issuerId, ...credentials });
+    const { token } = await this.identity.createWalletToken(userId, 3600);
+    return { userId, cardId, token };
   }
 
   async close(): Promise<void> {
