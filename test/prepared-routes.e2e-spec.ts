@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { GracefulShutdown } from '../src/http/graceful-shutdown';
 import { describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
@@ -109,5 +110,12 @@ describeEachDatabase('prepared GET routes', (kind) => {
     expect(expressCalls()).toBe(before + 1);
     expect(res.status).toBe(200);
     expect(res.text ?? '').toBe('');
+  });
+
+  // Last: it puts the application into shutdown.
+  it('answers a request arriving after SIGTERM 503 unavailable, as Express does (an error from the middleware)', async () => {
+    const { cookie } = await t.member('owner');
+    t.app.get(GracefulShutdown).beforeApplicationShutdown();
+    await expectSameAnswer('/api/webhook', { Cookie: cookie }, { status: 503, body: { code: 'unavailable' } });
   });
 });

@@ -42,9 +42,14 @@ export class ApiExpressAdapter extends ExpressAdapter {
     super();
   }
 
-  /** Middleware for every request, prepared routes included: registered with Express too. */
+  /**
+   * Middleware for every request, prepared routes included (registered with Express too, in
+   * the same order). What is added with plain `use` (the body parser, static files) applies
+   * only to the requests Express serves.
+   */
   useOnEveryRequest(middleware: RequestHandler): void {
-    this.everyRequest = middleware;
+    const before = this.everyRequest;
+    this.everyRequest = (req, res, next) => before(req, res, (error?: unknown) => (error === undefined ? middleware(req, res, next) : next(error)));
     this.use(middleware);
   }
 
@@ -111,17 +116,18 @@ export class ApiExpressAdapter extends ExpressAdapter {
   }
 
   private servePrepared({ handler, pattern, params }: PreparedMatch, req: IncomingMessage, res: ServerResponse): void {
-    // What Express's router would have put on the request, and what Nest's parameter
-    // decorators and the request log read.
-    Object.assign(req, { params, query: {}, originalUrl: req.url, route: { path: pattern } });
+    // What Express would have put on the request, and what Nest's parameter decorators and the
+    // request log read; `route` only once the middleware let the request through to it.
+    Object.assign(req, { params, query: {}, originalUrl: req.url });
     const fail = (error: unknown): void => {
       if (this.errorHandler) void Promise.resolve(this.errorHandler(error, req, res, done)).catch(() => res.destroy());
       else res.destroy();
     };
     // The middlewares are typed for Express but use only Node's request and response API.
     this.everyRequest(req as Request, res as Response, (error?: unknown) => {
-      if (error !== undefined) fail(error);
-      else Promise.resolve(handler(req, res, done)).catch(fail);
+      if (error !== undefined) return fail(error);
+      Object.assign(req, { route: { path: pattern } });
+      Promise.resolve(handler(req, res, done)).catch(fail);
     });
   }
 }

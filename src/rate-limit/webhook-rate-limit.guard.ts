@@ -17,7 +17,11 @@ import { Errors } from '../http/api-error';
  */
 @Injectable()
 export class WebhookRateLimitGuard extends ThrottlerGuard {
-  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage, reflector: RouteMetadataReflector) {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: RouteMetadataReflector,
+  ) {
     super(options, storage, reflector);
   }
 
