@@ -4,6 +4,7 @@ import { Agent, get, request } from 'node:http';
 import { connect, createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
@@ -194,6 +195,37 @@ describe('outside production without SECRET_KEY', () => {
     const again = await servers.start({ LOG_LEVEL: 'silent' }, cwd);
     await healthy(again);
     expect(readFileSync(join(cwd, 'data', 'secret.key'), 'utf8')).toBe(firstKey);
+  });
+});
+
+describe('MIGRATE_ON_START=false', () => {
+  const servers = new Servers();
+  let cwd: string;
+  afterAll(async () => {
+    await servers.killAll();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('serves without touching the schema of an empty database; `migrate` then builds it', async () => {
+    cwd = tempDir();
+    const file = join(cwd, 'db.sqlite');
+    const env = { DATABASE_URL: `sqlite:${file}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' };
+    const server = await servers.start({ ...env, MIGRATE_ON_START: 'false' }, cwd);
+    await healthy(server);
+    const tables = (): string[] => {
+      const db = new SqliteDatabase(file, { readonly: true });
+      try {
+        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+      } finally {
+        db.close();
+      }
+    };
+    expect(tables()).toEqual([]);
+
+    const migrated = await runCli(['migrate'], env, cwd);
+    expect(migrated.code).toBe(0);
+    expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
+    expect(tables()).toEqual(expect.arrayContaining(['migrations', 'webhooks', 'webhook_sources', 'sessions']));
   });
 });
 
