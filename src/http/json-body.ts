@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
 import { Errors } from './api-error';
@@ -6,7 +7,8 @@ import { Errors } from './api-error';
 export const BODY_LIMIT = '16kb';
 export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
-const hasBody = (req: Request): boolean =>
+/** A request with a body: SPEC 4's body rules apply to it. */
+export const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**

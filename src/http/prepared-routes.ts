@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { hasBody } from './json-body';
 
 /** A Nest route handler as the router registers it: `(req, res, next)`. */
 export type RouteHandler = (req: IncomingMessage, res: unknown, next: (error?: unknown) => void) => unknown;
@@ -67,9 +68,6 @@ export class PreparedRoutes {
     return undefined;
   }
 }
-
-const hasBody = (req: IncomingMessage): boolean =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 function matchSegments(segments: NonNullable<Route['segments']>, parts: readonly string[]): Record<string, string> | undefined {
   if (segments.length !== parts.length) return undefined;
