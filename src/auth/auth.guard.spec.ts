@@ -3,7 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import type { AppConfig } from '../config/app-config';
-import { ApiError } from '../http/api-error';
+import { DomainError } from '../common/domain-error';
+import { rejectionOf } from '../common/testing/domain-errors';
 import { AuthGuard } from './auth.guard';
 import { AUTH_POLICY, AuthPolicy, SessionCaller, WalletCaller } from './auth-policy';
 import type { Authenticator } from './authenticator';
@@ -39,23 +40,12 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
   return { authenticator, activate };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the guard to refuse');
-    },
-    (error: unknown) => error,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
-}
-
 const SESSION_POLICY: AuthPolicy = { kind: 'session', roles: ['owner', 'admin'] };
 
 describe('AuthGuard', () => {
   it('refuses a route that declares no policy with 401 unauthorized (fail closed), without authenticating', async () => {
     const { activate, authenticator } = setUp(undefined);
-    expect(await rejection(activate('GET', { cookie: 'x=y' }).result)).toEqual({ status: 401, body: { code: 'unauthorized' } });
+    expect(await rejectionOf(activate('GET', { cookie: 'x=y' }).result)).toEqual({ status: 401, body: { code: 'unauthorized' } });
     expect(authenticator.session).not.toHaveBeenCalled();
     expect(authenticator.walletExtension).not.toHaveBeenCalled();
   });
@@ -92,20 +82,20 @@ describe('AuthGuard', () => {
 
   it('passes on what the authenticator refuses', async () => {
     const { activate, authenticator } = setUp(SESSION_POLICY);
-    authenticator.session.mockRejectedValueOnce(new ApiError(403, 'no permission'));
-    expect(await rejection(activate('GET').result)).toEqual({ status: 403, body: { code: 'no permission' } });
+    authenticator.session.mockRejectedValueOnce(new DomainError(403, 'no permission'));
+    expect(await rejectionOf(activate('GET').result)).toEqual({ status: 403, body: { code: 'no permission' } });
   });
 
   describe('the Origin rule of session writes', () => {
     it.each(['POST', 'PATCH', 'DELETE', 'PUT'])('refuses %s from an origin not listed with 403 forbidden origin, before authenticating', async (method) => {
       const { activate, authenticator } = setUp(SESSION_POLICY);
-      expect(await rejection(activate(method, { origin: 'https://evil.example' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
+      expect(await rejectionOf(activate(method, { origin: 'https://evil.example' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
       expect(authenticator.session).not.toHaveBeenCalled();
     });
 
     it('refuses the opaque origin "null" on a write', async () => {
       const { activate } = setUp(SESSION_POLICY);
-      expect(await rejection(activate('POST', { origin: 'null' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
+      expect(await rejectionOf(activate('POST', { origin: 'null' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
     });
 
     it('lets a write from a listed origin through to authentication', async () => {

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import { AUTH_POLICY, AuthPolicy } from './auth-policy';
 import { Authenticator } from './authenticator';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../http/api-error';
+import { rejectionOf } from '../common/testing/domain-errors';
 import type { Role } from '../identity/entities/member.entity';
 import type { IdentityRepository, SessionGrant } from '../identity/identity.repository';
 import { Authenticator } from './authenticator';
@@ -19,18 +19,6 @@ function authenticatorWith(grants: SessionGrant[] = [], walletUser?: number) {
   return { repository, authenticator: new Authenticator(repository as unknown as IdentityRepository) };
 }
 
-/** The ApiError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected an ApiError, got ${JSON.stringify(value)}`);
-    },
-    (error: unknown) => error,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
-}
-
 const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized' } };
 const NO_ORGANIZATION = { status: 403, body: { code: 'no organization' } };
 const NO_PERMISSION = { status: 403, body: { code: 'no permission' } };
@@ -44,19 +32,19 @@ describe('Authenticator.session (SPEC 4, webhook operations)', () => {
     ['only a bearer token', { authorization: `Bearer ${TOKEN}` }],
   ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
     const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }]);
-    expect(await apiErrorOf(authenticator.session(headers, WRITERS))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.session(headers, WRITERS))).toEqual(UNAUTHORIZED);
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
   });
 
   it('answers 401 unauthorized when no live session has the token (no grant rows)', async () => {
     const { authenticator } = authenticatorWith([]);
-    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(UNAUTHORIZED);
   });
 
   it('answers 403 no organization for one grant without an organization', async () => {
     const { authenticator } = authenticatorWith([{ organizationId: null, role: null }]);
-    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+    expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no organization for two grants (ambiguous membership)', async () => {
@@ -64,7 +52,7 @@ describe('Authenticator.session (SPEC 4, webhook operations)', () => {
       { organizationId: 1, role: 'owner' },
       { organizationId: 2, role: 'owner' },
     ]);
-    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+    expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no organization before judging the role', async () => {
@@ -72,17 +60,17 @@ describe('Authenticator.session (SPEC 4, webhook operations)', () => {
       { organizationId: 1, role: 'member' },
       { organizationId: 2, role: 'member' },
     ]);
-    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
+    expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no permission for a role that is not allowed', async () => {
     const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'member' }]);
-    expect(await apiErrorOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_PERMISSION);
+    expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_PERMISSION);
   });
 
   it('answers 403 no permission when the route allows only another role', async () => {
     const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'admin' }]);
-    expect(await apiErrorOf(authenticator.session(SESSION, ['owner']))).toEqual(NO_PERMISSION);
+    expect(await rejectionOf(authenticator.session(SESSION, ['owner']))).toEqual(NO_PERMISSION);
   });
 
   it.each<Role>(['owner', 'admin'])('returns the session caller for an allowed role (%s)', async (role) => {
@@ -128,7 +116,7 @@ describe('Authenticator.walletExtension (SPEC 4, card provisioning)', () => {
 
   it('answers 401 unauthorized for an unknown token', async () => {
     const { authenticator } = authenticatorWith([], undefined);
-    expect(await apiErrorOf(authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` }))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` }))).toEqual(UNAUTHORIZED);
   });
 
   it.each<[string, IncomingHttpHeaders]>([
@@ -141,7 +129,7 @@ describe('Authenticator.walletExtension (SPEC 4, card provisioning)', () => {
     ['an extra segment', { authorization: `Bearer ${TOKEN} x` }],
   ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
     const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }], 42);
-    expect(await apiErrorOf(authenticator.walletExtension(headers))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.walletExtension(headers))).toEqual(UNAUTHORIZED);
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
   });

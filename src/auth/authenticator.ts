@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashToken } from '../crypto/opaque-token';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
 import { IdentityRepository } from '../identity/identity.repository';
 import type { SessionCaller, WalletCaller } from './auth-policy';

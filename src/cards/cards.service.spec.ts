@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { OperationError } from '../common/operation-error';
 import type { SealedSecret, SecretBox } from '../crypto/secret-box';
-import { ApiError } from '../http/api-error';
+import { Errors } from '../common/domain-error';
+import { rejectionOf } from '../common/testing/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
@@ -46,10 +46,10 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
   };
   const identity = {
     requireUser: vi.fn(async (id: number) => {
-      if (!knownUsers.includes(id)) throw new OperationError('not found', `no user ${id}`);
+      if (!knownUsers.includes(id)) throw Errors.notFound(`no user ${id}`);
     }),
     requireMembership: vi.fn(async (org: number, user: number) => {
-      if (!memberships.some(([o, u]) => o === org && u === user)) throw new OperationError('invalid', `user ${user} is not a member of ${org}`);
+      if (!memberships.some(([o, u]) => o === org && u === user)) throw Errors.invalid(`user ${user} is not a member of ${org}`);
     }),
   };
   const secrets = {
@@ -68,34 +68,10 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
   return { service, repository, identity, secrets, issuer };
 }
 
-/** The ApiError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected an ApiError, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return { status: (error as ApiError).getStatus(), body: (error as ApiError).body };
-}
-
-/** The OperationError a promise rejects with. */
-async function operationErrorOf(promise: Promise<unknown>): Promise<OperationError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected an OperationError, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(OperationError);
-  return error as OperationError;
-}
-
 describe('CardsService.provisioningFor (SPEC 6)', () => {
   it('answers 404 no card when the user has no active or frozen card', async () => {
     const { service } = serviceWith({ row: undefined });
-    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 404, body: { code: 'no card' } });
+    expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 404, body: { code: 'no card' } });
   });
 
   it('does not ask the issuer port when there is no card', async () => {
@@ -112,7 +88,7 @@ describe('CardsService.provisioningFor (SPEC 6)', () => {
 
   it('answers 403 no issuer for a card without an issuer or credentials', async () => {
     const { service } = serviceWith({ row: { cardId: 42, issuerId: null, provisioningId: null, ciphertext: null, keyId: null } });
-    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+    expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
   });
 
   it.each<[string, Partial<ProvisioningRow>]>([
@@ -122,13 +98,13 @@ describe('CardsService.provisioningFor (SPEC 6)', () => {
     ['no credentials at all', { provisioningId: null, ciphertext: null, keyId: null }],
   ])('answers 403 no issuer for a card with an issuer but %s', async (_, missing) => {
     const { service, issuer } = serviceWith({ row: { ...ISSUED_ROW, ...missing } });
-    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+    expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
     expect(issuer.asked).toEqual([]);
   });
 
   it('answers 403 no issuer for credentials left on a card without an issuer', async () => {
     const { service, issuer } = serviceWith({ row: { ...ISSUED_ROW, issuerId: null } });
-    expect(await apiErrorOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
+    expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
     expect(issuer.asked).toEqual([]);
   });
 
@@ -157,13 +133,13 @@ describe('CardsService.createCard (SPEC 8)', () => {
 
   it('refuses an unknown user and stores nothing', async () => {
     const { service, repository } = serviceWith({ knownUsers: [] });
-    expect((await operationErrorOf(service.createCard(USER, ORG, 'active'))).code).toBe('not found');
+    expect((await rejectionOf(service.createCard(USER, ORG, 'active'))).body).toMatchObject({ code: 'not found' });
     expect(repository.createCard).not.toHaveBeenCalled();
   });
 
   it('refuses a user who is not a member of the organization and stores nothing', async () => {
     const { service, repository } = serviceWith({ memberships: [[ORG + 1, USER]] });
-    expect((await operationErrorOf(service.createCard(USER, ORG, 'active'))).code).toBe('invalid');
+    expect((await rejectionOf(service.createCard(USER, ORG, 'active'))).body).toMatchObject({ code: 'invalid' });
     expect(repository.createCard).not.toHaveBeenCalled();
   });
 
@@ -175,7 +151,7 @@ describe('CardsService.createCard (SPEC 8)', () => {
 
   it('refuses an unknown issuer and stores nothing', async () => {
     const { service, repository } = serviceWith({ knownIssuers: [] });
-    expect((await operationErrorOf(service.createCard(USER, ORG, 'active', ISSUANCE))).code).toBe('not found');
+    expect((await rejectionOf(service.createCard(USER, ORG, 'active', ISSUANCE))).body).toMatchObject({ code: 'not found' });
     expect(repository.createCard).not.toHaveBeenCalled();
   });
 
@@ -212,6 +188,6 @@ describe('CardsService.setStatus (SPEC 8)', () => {
 
   it('refuses an unknown card', async () => {
     const { service } = serviceWith({ knownCards: [] });
-    expect((await operationErrorOf(service.setStatus(42, 'frozen'))).code).toBe('not found');
+    expect((await rejectionOf(service.setStatus(42, 'frozen'))).body).toMatchObject({ code: 'not found' });
   });
 });

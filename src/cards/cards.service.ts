@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OperationError } from '../common/operation-error';
 import { SecretBox } from '../crypto/secret-box';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
@@ -47,7 +46,7 @@ export class CardsService {
     await this.identity.requireUser(userId);
     await this.identity.requireMembership(organizationId, userId);
     if (issuance && !(await this.cards.issuerExists(issuance.issuerId))) {
-      throw new OperationError('not found', `no issuer ${issuance.issuerId}`);
+      throw Errors.notFound(`no issuer ${issuance.issuerId}`);
     }
     return this.cards.createCard({
       userId,
@@ -62,6 +61,6 @@ export class CardsService {
   }
 
   async setStatus(cardId: number, status: CardStatus): Promise<void> {
-    if (!(await this.cards.setStatus(cardId, status))) throw new OperationError('not found', `no card ${cardId}`);
+    if (!(await this.cards.setStatus(cardId, status))) throw Errors.notFound(`no card ${cardId}`);
   }
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { OperationError } from '../common/operation-error';
+import { DomainError } from '../common/domain-error';
 import { isDatabaseUnavailable } from '../database/database-errors';
 
 /** SPEC 8: one JSON object on stdout per successful command. */
@@ -14,7 +14,7 @@ export function printFailure(code: string, message: string): void {
 
 export function failureOf(error: unknown): { code: string; message: string } {
   const message = (error as Error)?.message ?? String(error);
-  if (error instanceof OperationError) return { code: error.code, message };
+  if (error instanceof DomainError) return { code: error.code, message };
   if (error instanceof UsageError) return { code: 'usage', message };
   if (isDatabaseUnavailable(error)) return { code: 'unavailable', message: `database unavailable: ${message}` };
   return { code: 'internal error', message };

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
 
 const PING_TIMEOUT_MS = 1500;

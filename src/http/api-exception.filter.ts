@@ -3,13 +3,14 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'express';
 import type { Logger } from 'pino';
+import { DomainError, Errors } from '../common/domain-error';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { PINO } from '../logging/pino.provider';
 import { allowedMethods } from './allowed-methods';
-import { ApiError, Errors } from './api-error';
+import { ErrorAnswer, errorAnswer } from './error-answer';
 
 /** Nest's own HttpExceptions (body parser, router, guards of libraries) by status. */
-const BY_STATUS: Record<number, () => ApiError> = {
+const BY_STATUS: Record<number, () => DomainError> = {
   400: () => Errors.badRequest(),
   401: Errors.unauthorized,
   413: Errors.payloadTooLarge,
@@ -18,9 +19,10 @@ const BY_STATUS: Record<number, () => ApiError> = {
 };
 
 /**
- * The single exit for errors (SPEC 7): every failure leaves as `{code, message?}` with its
- * status. Unknown errors become a bare 500; their details go to the log under the request id,
- * never to the client.
+ * The single exit for errors (docs/api.md 7): every failure leaves as `{code, message?}` with
+ * its status. DomainErrors say what to answer; Nest's own exceptions and the database's
+ * failures are translated; anything else is a bare 500, its details in the log under the
+ * request id, never sent to the client.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -32,34 +34,33 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<ServerResponse>();
-    const error = this.toApiError(exception, req);
+    const answer = this.answerFor(exception, req);
     if (res.headersSent) {
       res.destroy();
       return;
     }
     const adapter = this.adapterHost.httpAdapter;
-    for (const [name, value] of Object.entries(error.headers)) adapter.setHeader(res, name, value);
-    adapter.reply(res, error.body, error.getStatus());
+    for (const [name, value] of Object.entries(answer.headers)) adapter.setHeader(res, name, value);
+    adapter.reply(res, answer.body, answer.status);
   }
 
-  private toApiError(exception: unknown, req: Request): ApiError {
-    if (exception instanceof ApiError) return exception;
+  private answerFor(exception: unknown, req: Request): ErrorAnswer {
+    if (exception instanceof DomainError) return errorAnswer(exception);
     if (exception instanceof NotFoundException) {
       // Only the router throws a bare NotFoundException: no route for this method and path.
-      const path = req.originalUrl.split('?')[0];
-      const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), path);
-      return allow.length > 0 ? Errors.methodNotAllowed(allow) : Errors.notFound();
+      const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.originalUrl.split('?')[0]);
+      return allow.length > 0 ? errorAnswer(Errors.methodNotAllowed(), { Allow: allow.join(', ') }) : errorAnswer(Errors.notFound());
     }
-    // Client errors of Nest and its libraries, and their 503 (Terminus: database down).
+    // Client errors of Nest and its libraries (the body parser's 400 and 413, ...).
     if (exception instanceof HttpException && (exception.getStatus() < 500 || exception.getStatus() === 503)) {
-      return (BY_STATUS[exception.getStatus()] ?? Errors.badRequest)();
+      return errorAnswer((BY_STATUS[exception.getStatus()] ?? Errors.badRequest)());
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ requestId: req.id, err: summary(exception) }, 'database unavailable');
-      return Errors.unavailable();
+      return errorAnswer(Errors.unavailable());
     }
     this.logger.error({ requestId: req.id, err: summary(exception) }, 'unexpected error');
-    return Errors.internal();
+    return errorAnswer(Errors.internal());
   }
 }
 

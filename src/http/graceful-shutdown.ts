@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { Errors } from './api-error';
+import { Errors } from '../common/domain-error';
 
 /**
  * SIGTERM (SPEC 9): requests in flight finish, but no connection is kept alive past its

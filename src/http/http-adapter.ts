@@ -4,7 +4,7 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Request, RequestHandler, Response } from 'express';
-import type { ErrorCode } from './api-error';
+import type { ErrorCode } from '../common/domain-error';
 import { PreparedMatch, PreparedRoutes, RouteHandler } from './prepared-routes';
 
 /** Request headers beyond this answer 431. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
-import { Errors } from './api-error';
+import { Errors } from '../common/domain-error';
 
 /** SPEC 4: bodies over this answer 413. */
 export const BODY_LIMIT = '16kb';

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import type { ErrorCode } from './api-error';
+import type { ErrorCode } from '../common/domain-error';
 
 /**
  * Documents error answers in OpenAPI: per status, the `{code, message?}` body with the codes

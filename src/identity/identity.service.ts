@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OperationError } from '../common/operation-error';
+import { Errors } from '../common/domain-error';
 import { isUniqueViolation } from '../database/database-errors';
 import { hashToken, newOpaqueToken } from '../crypto/opaque-token';
 import { Role } from './entities/member.entity';
@@ -26,7 +26,7 @@ export class IdentityService {
     try {
       return await this.identities.createUser(email, name);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new OperationError('conflict', `a user with email ${email} exists`);
+      if (isUniqueViolation(error)) throw Errors.conflict(`a user with email ${email} exists`);
       throw error;
     }
   }
@@ -48,7 +48,7 @@ export class IdentityService {
 
   async revokeSession(token: string): Promise<void> {
     if (!(await this.identities.revokeSession(hashToken(token), new Date()))) {
-      throw new OperationError('not found', 'no such session token');
+      throw Errors.notFound('no such session token');
     }
   }
 
@@ -61,23 +61,23 @@ export class IdentityService {
 
   async revokeWalletToken(token: string): Promise<void> {
     if (!(await this.identities.revokeAccessToken(hashToken(token), 'wallet_extension', new Date()))) {
-      throw new OperationError('not found', 'no such wallet token');
+      throw Errors.notFound('no such wallet token');
     }
   }
 
   async requireMembership(organizationId: number, userId: number): Promise<void> {
     await this.requireOrganization(organizationId);
     if (!(await this.identities.isMember(organizationId, userId))) {
-      throw new OperationError('invalid', `user ${userId} is not a member of organization ${organizationId}`);
+      throw Errors.invalid(`user ${userId} is not a member of organization ${organizationId}`);
     }
   }
 
   async requireUser(id: number): Promise<void> {
-    if (!(await this.identities.userExists(id))) throw new OperationError('not found', `no user ${id}`);
+    if (!(await this.identities.userExists(id))) throw Errors.notFound(`no user ${id}`);
   }
 
   private async requireOrganization(id: number): Promise<void> {
-    if (!(await this.identities.organizationExists(id))) throw new OperationError('not found', `no organization ${id}`);
+    if (!(await this.identities.organizationExists(id))) throw Errors.notFound(`no organization ${id}`);
   }
 }
 

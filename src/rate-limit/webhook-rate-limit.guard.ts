@@ -8,7 +8,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 
 /**
  * @nestjs/throttler's guard with this service's answer: 429 `{"code":"rate limited"}` and a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../http/api-error';
+import { thrownBy } from '../common/testing/domain-errors';
 import {
   CreateWebhookBodyPipe,
   DeleteWebhookBodyPipe,
@@ -10,18 +10,6 @@ import {
 
 const U = 'https://hooks.example.com/in';
 const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
-
-/** The status and body of the ApiError `run` throws (fails the test when it throws none). */
-function errorOf(run: () => unknown): { status: number; body: unknown } {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ApiError);
-  return { status: (thrown as ApiError).getStatus(), body: (thrown as ApiError).body };
-}
 
 const badRequest = (...message: string[]) => ({ status: 400, body: { code: 'bad request', message } });
 const invalidName = (...message: string[]) => ({ status: 400, body: { code: 'invalid name', message } });
@@ -54,7 +42,7 @@ describe('WebhookNamePipe', () => {
     ['a non-ASCII letter', 'café'],
     ['a slash', 'a/b'],
   ])('refuses %s with 400 invalid name', (_, name) => {
-    expect(errorOf(() => new WebhookNamePipe().transform(name))).toEqual(invalidName(NAME_RULE));
+    expect(thrownBy(() => new WebhookNamePipe().transform(name))).toEqual(invalidName(NAME_RULE));
   });
 });
 
@@ -107,15 +95,15 @@ describe('CreateWebhookBodyPipe', () => {
       ['null', { name: null, url: U }],
       ['an object', { name: { a: 1 }, url: U }],
     ])('answers invalid name for a body name %s', (_, body) => {
-      expect(errorOf(() => create(body))).toEqual(invalidName(NAME_RULE));
+      expect(thrownBy(() => create(body))).toEqual(invalidName(NAME_RULE));
     });
 
     it('answers invalid name, naming only the name, when the name and the shape are both wrong', () => {
-      expect(errorOf(() => create({ name: 'BAD', url: 5, bogus: true, card: 'x' }))).toEqual(invalidName(NAME_RULE));
+      expect(thrownBy(() => create({ name: 'BAD', url: 5, bogus: true, card: 'x' }))).toEqual(invalidName(NAME_RULE));
     });
 
     it('answers invalid name, not invalid url, when the name and a URL are both wrong', () => {
-      expect(errorOf(() => create({ name: 'BAD', url: 'http://hooks.example.com/' }))).toEqual(invalidName(NAME_RULE));
+      expect(thrownBy(() => create({ name: 'BAD', url: 'http://hooks.example.com/' }))).toEqual(invalidName(NAME_RULE));
     });
 
     it.each([
@@ -133,11 +121,11 @@ describe('CreateWebhookBodyPipe', () => {
       ['a string group', { url: U, user: 'https://u.example.com/' }, ['user: must be an object']],
       ['an array group', { url: U, card: [U] }, ['card: must be an object']],
     ])('answers bad request for %s', (_, body, message) => {
-      expect(errorOf(() => create(body))).toEqual(badRequest(...message));
+      expect(thrownBy(() => create(body))).toEqual(badRequest(...message));
     });
 
     it('names every offending field in one bad request', () => {
-      const { status, body } = errorOf(() => create({ url: 5, transaction: { created: 6, x: U }, bogus: true }));
+      const { status, body } = thrownBy(() => create({ url: 5, transaction: { created: 6, x: U }, bogus: true }));
       expect(status).toBe(400);
       expect((body as { code: string }).code).toBe('bad request');
       expect([...(body as { message: string[] }).message].sort()).toEqual([
@@ -149,7 +137,7 @@ describe('CreateWebhookBodyPipe', () => {
     });
 
     it('answers bad request, not invalid url, when the shape and a URL are both wrong', () => {
-      expect(errorOf(() => create({ url: 'http://hooks.example.com/', bogus: 1 }))).toEqual(badRequest('bogus: unknown member'));
+      expect(thrownBy(() => create({ url: 'http://hooks.example.com/', bogus: 1 }))).toEqual(badRequest('bogus: unknown member'));
     });
 
     it.each([
@@ -160,12 +148,12 @@ describe('CreateWebhookBodyPipe', () => {
       ['a boolean', true],
       ['null', null],
     ])('answers bad request for a body that is %s', (_, body) => {
-      expect(errorOf(() => create(body))).toEqual(badRequest('body: must be a JSON object'));
+      expect(thrownBy(() => create(body))).toEqual(badRequest('body: must be a JSON object'));
     });
 
     it('answers invalid url naming each failing field and its rule', () => {
       expect(
-        errorOf(() =>
+        thrownBy(() =>
           create({
             url: 'http://hooks.example.com/',
             transaction: { created: U, updated: 'https://localhost/x' },
@@ -191,7 +179,7 @@ describe('CreateWebhookBodyPipe', () => {
       ['a relative URL', '/relative', 'url: must be an absolute URL'],
       ['a private IPv6 literal', 'https://[fd00::1]/', 'url: must not point to a private, loopback or reserved address'],
     ])('answers invalid url for %s', (_, url, message) => {
-      expect(errorOf(() => create({ url }))).toEqual(invalidUrl(message));
+      expect(thrownBy(() => create({ url }))).toEqual(invalidUrl(message));
     });
   });
 
@@ -205,7 +193,7 @@ describe('CreateWebhookBodyPipe', () => {
       ['prototype in a group', `{"url":"${U}","user":{"prototype":"yes"}}`, 'user.prototype: unknown member'],
     ])('answers bad request for %s and leaves Object.prototype alone', (_, json, message) => {
       const body: unknown = JSON.parse(json);
-      expect(errorOf(() => create(body))).toEqual(badRequest(message));
+      expect(thrownBy(() => create(body))).toEqual(badRequest(message));
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
     });
@@ -233,29 +221,29 @@ describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
     ['a number', { name: 1, url: U }, NAME_RULE],
     ['off the pattern', { name: 'Hook', url: U }, NAME_RULE],
   ])('answers invalid name for a name %s', (_, body, message) => {
-    expect(errorOf(() => replace(body))).toEqual(invalidName(message));
+    expect(thrownBy(() => replace(body))).toEqual(invalidName(message));
   });
 
   it('answers invalid name when the name is missing and the URL is missing too', () => {
-    expect(errorOf(() => replace({}))).toEqual(invalidName('name: is required'));
+    expect(thrownBy(() => replace({}))).toEqual(invalidName('name: is required'));
   });
 
   it('answers bad request for a missing url', () => {
-    expect(errorOf(() => replace({ name: 'hook-1' }))).toEqual(badRequest('url: is required'));
+    expect(thrownBy(() => replace({ name: 'hook-1' }))).toEqual(badRequest('url: is required'));
   });
 
   it('answers bad request for a null event (no nulls in the legacy body)', () => {
-    expect(errorOf(() => replace({ name: 'hook-1', url: U, transaction: { created: null } }))).toEqual(
+    expect(thrownBy(() => replace({ name: 'hook-1', url: U, transaction: { created: null } }))).toEqual(
       badRequest('transaction.created: must be a string'),
     );
   });
 
   it('answers bad request for a secret in the body', () => {
-    expect(errorOf(() => replace({ name: 'hook-1', url: U, secret: 'whsec_x' }))).toEqual(badRequest('secret: unknown member'));
+    expect(thrownBy(() => replace({ name: 'hook-1', url: U, secret: 'whsec_x' }))).toEqual(badRequest('secret: unknown member'));
   });
 
   it('answers invalid url for a URL that breaks the rules', () => {
-    expect(errorOf(() => replace({ name: 'hook-1', url: 'https://a.local/' }))).toEqual(invalidUrl('url: host must not be a special-use name'));
+    expect(thrownBy(() => replace({ name: 'hook-1', url: 'https://a.local/' }))).toEqual(invalidUrl('url: host must not be a special-use name'));
   });
 
   it.each([
@@ -263,12 +251,12 @@ describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
     ['a string', 'hook-1'],
     ['null', null],
   ])('answers bad request for a body that is %s', (_, body) => {
-    expect(errorOf(() => replace(body))).toEqual(badRequest('body: must be a JSON object'));
+    expect(thrownBy(() => replace(body))).toEqual(badRequest('body: must be a JSON object'));
   });
 
   it('answers bad request for __proto__ (own property) and leaves Object.prototype alone', () => {
     const body: unknown = JSON.parse(`{"name":"hook-1","url":"${U}","__proto__":{"polluted":"yes"}}`);
-    expect(errorOf(() => replace(body))).toEqual(badRequest('__proto__: unknown member'));
+    expect(thrownBy(() => replace(body))).toEqual(badRequest('__proto__: unknown member'));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -320,7 +308,7 @@ describe('WebhookPatchBodyPipe', () => {
   });
 
   it('answers bad request for a null url', () => {
-    expect(errorOf(() => patch({ url: null }))).toEqual(badRequest('url: must be a string'));
+    expect(thrownBy(() => patch({ url: null }))).toEqual(badRequest('url: must be a string'));
   });
 
   it.each([
@@ -328,7 +316,7 @@ describe('WebhookPatchBodyPipe', () => {
     ['an invalid name', { name: 'New Name' }],
     ['a non-string name', { name: 5 }],
   ])('answers bad request, not invalid name, for %s', (_, body) => {
-    expect(errorOf(() => patch(body))).toEqual(badRequest('name: unknown member'));
+    expect(thrownBy(() => patch(body))).toEqual(badRequest('name: unknown member'));
   });
 
   it.each([
@@ -337,11 +325,11 @@ describe('WebhookPatchBodyPipe', () => {
     ['an unknown member in a group', { user: { created: U } }, 'user.created: unknown member'],
     ['a secret', { secret: 'whsec_x' }, 'secret: unknown member'],
   ])('answers bad request for %s', (_, body, message) => {
-    expect(errorOf(() => patch(body))).toEqual(badRequest(message));
+    expect(thrownBy(() => patch(body))).toEqual(badRequest(message));
   });
 
   it('answers invalid url naming each failing field, null events aside', () => {
-    expect(errorOf(() => patch({ url: 'ftp://hooks.example.com/', transaction: { created: null, completed: 'https://127.0.0.1/' } }))).toEqual(
+    expect(thrownBy(() => patch({ url: 'ftp://hooks.example.com/', transaction: { created: null, completed: 'https://127.0.0.1/' } }))).toEqual(
       invalidUrl('url: must use https', 'transaction.completed: must not point to a private, loopback or reserved address'),
     );
   });
@@ -351,12 +339,12 @@ describe('WebhookPatchBodyPipe', () => {
     ['a string', U],
     ['null', null],
   ])('answers bad request for a body that is %s', (_, body) => {
-    expect(errorOf(() => patch(body))).toEqual(badRequest('body: must be a JSON object'));
+    expect(thrownBy(() => patch(body))).toEqual(badRequest('body: must be a JSON object'));
   });
 
   it('answers bad request for __proto__ in a group (own property) and leaves Object.prototype alone', () => {
     const body: unknown = JSON.parse('{"card":{"__proto__":{"polluted":"yes"}}}');
-    expect(errorOf(() => patch(body))).toEqual(badRequest('card.__proto__: unknown member'));
+    expect(thrownBy(() => patch(body))).toEqual(badRequest('card.__proto__: unknown member'));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -373,11 +361,11 @@ describe('DeleteWebhookBodyPipe (legacy delete)', () => {
     ['a number name', { name: 7 }, NAME_RULE],
     ['a name off the pattern', { name: 'Hook 1' }, NAME_RULE],
   ])('answers invalid name for %s', (_, body, message) => {
-    expect(errorOf(() => del(body))).toEqual(invalidName(message));
+    expect(thrownBy(() => del(body))).toEqual(invalidName(message));
   });
 
   it('answers bad request for an unknown member beside a valid name', () => {
-    expect(errorOf(() => del({ name: 'hook-1', url: U }))).toEqual(badRequest('url: unknown member'));
+    expect(thrownBy(() => del({ name: 'hook-1', url: U }))).toEqual(badRequest('url: unknown member'));
   });
 
   it.each([
@@ -385,6 +373,6 @@ describe('DeleteWebhookBodyPipe (legacy delete)', () => {
     ['a string', 'hook-1'],
     ['null', null],
   ])('answers bad request for a body that is %s', (_, body) => {
-    expect(errorOf(() => del(body))).toEqual(badRequest('body: must be a JSON object'));
+    expect(thrownBy(() => del(body))).toEqual(badRequest('body: must be a JSON object'));
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import { checkUrl } from '../url-safety/url-rules';
 import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';

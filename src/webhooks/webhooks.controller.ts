@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Us
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../auth/auth-policy';
-import type { ErrorCode } from '../http/api-error';
+import type { ErrorCode } from '../common/domain-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto } from './dto/webhook-body.dto';

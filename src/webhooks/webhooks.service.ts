@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
-import { Errors } from '../http/api-error';
+import { Errors } from '../common/domain-error';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import {
   CheckedUrl,
