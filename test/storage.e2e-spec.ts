@@ -162,7 +162,7 @@ async function pendingSchemaChanges(t: TestApp): Promise<string[]> {
     const log = await t.dataSource.driver.createSchemaBuilder().log();
     return log.upQueries.map((query) => query.query);
   }
-  const reader = new DataSource(dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }));
+  const reader = new DataSource({ ...dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }), entities: t.dataSource.options.entities });
   await reader.initialize();
   try {
     const log = await reader.driver.createSchemaBuilder().log();

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
-import { CardEntity, CardStatus } from './entities/card.entity';
-import { IssuerEntity } from './entities/issuer.entity';
+import { CardStatus } from './entities/card.entity';
+
+// The Database executor: provisioning is a measured hot path (prepared statement, only the needed columns).
 
 /** The newest card a wallet may provision, as stored; issuer and credentials may be absent. */
 export interface ProvisioningRow {
@@ -27,11 +26,7 @@ const PROVISIONABLE: readonly CardStatus[] = ['active', 'frozen'];
 
 @Injectable()
 export class CardsRepository {
-  constructor(
-    private readonly db: Database,
-    @InjectRepository(CardEntity) private readonly cards: Repository<CardEntity>,
-    @InjectRepository(IssuerEntity) private readonly issuers: Repository<IssuerEntity>,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** The user's newest card in a provisionable status: one statement, only the columns needed. */
   async findNewestProvisionable(userId: number): Promise<ProvisioningRow | undefined> {
@@ -47,29 +42,32 @@ export class CardsRepository {
     return row;
   }
 
-  async createIssuer(name: string): Promise<number> {
-    return (await this.issuers.save(this.issuers.create({ name }))).id;
+  createIssuer(name: string): Promise<number> {
+    return this.db.insert('INSERT INTO issuers (name) VALUES (?)', [name]);
   }
 
-  issuerExists(id: number): Promise<boolean> {
-    return this.issuers.existsBy({ id });
+  async issuerExists(id: number): Promise<boolean> {
+    return (await this.db.select('SELECT 1 AS one FROM issuers WHERE id = ?', [id])).length > 0;
   }
 
-  async createCard({ userId, organizationId, status, issuer }: NewCard): Promise<number> {
-    const card = this.cards.create({
-      userId,
-      organizationId,
-      status,
-      issuerId: issuer?.issuerId ?? null,
-      provisioningId: issuer?.provisioningId ?? null,
-      provisioningSecret: issuer?.provisioningSecret.ciphertext ?? null,
-      provisioningSecretKeyId: issuer?.provisioningSecret.keyId ?? null,
-    });
-    return (await this.cards.save(card)).id;
+  createCard({ userId, organizationId, status, issuer }: NewCard): Promise<number> {
+    return this.db.insert(
+      `INSERT INTO cards (user_id, organization_id, status, issuer_id, provisioning_id, provisioning_secret, provisioning_secret_key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        userId,
+        organizationId,
+        status,
+        issuer?.issuerId ?? null,
+        issuer?.provisioningId ?? null,
+        issuer?.provisioningSecret.ciphertext ?? null,
+        issuer?.provisioningSecret.keyId ?? null,
+      ],
+    );
   }
 
   /** False when there is no such card. */
   async setStatus(id: number, status: CardStatus): Promise<boolean> {
-    return ((await this.cards.update({ id }, { status })).affected ?? 0) > 0;
+    return (await this.db.execute('UPDATE cards SET status = ? WHERE id = ?', [status, id])) > 0;
   }
 }

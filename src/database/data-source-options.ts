@@ -1,12 +1,15 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 
-/** TypeORM options for the configured store. Schema changes come only from the migrations. */
+/**
+ * TypeORM options for the configured store. Schema changes come only from the migrations. The
+ * entities are not listed here: each feature module registers its own (`forFeature`), and
+ * the server loads them from there (`autoLoadEntities`).
+ */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
-  const common = { entities: ENTITIES, synchronize: false, migrationsRun: false, logging: false } as const;
+  const common = { synchronize: false, migrationsRun: false, logging: false } as const;
   if (database.type === 'sqlite') {
     return {
       ...common,

@@ -10,7 +10,7 @@ import { Migrator } from './migrator';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.database), retryAttempts: 0 }),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.database), autoLoadEntities: true, retryAttempts: 0 }),
     }),
   ],
   providers: [Database, Migrator],

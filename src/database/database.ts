@@ -14,13 +14,18 @@ export interface SqlExecutor {
   select<T extends Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** For INSERT/UPDATE/DELETE: the number of rows the statement touched. */
   execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /** For an INSERT into a table with a generated id: that id. */
+  insert(sql: string, params?: readonly SqlValue[]): Promise<number>;
 }
 
 const DEADLOCK_ATTEMPTS = 3;
 
 /**
- * The raw-SQL side of the data layer, beside TypeORM's entities and repositories: the hot
- * reads and the multi-statement writes of the repositories go through here.
+ * The repositories' one way to the database: SQL with `?` placeholders on TypeORM's
+ * connections (its DataSource, its driver's pool), alone or in a transaction. Every repository
+ * goes through here: the hot reads need prepared statements without a QueryRunner per
+ * statement (docs/performance.md), and the writes need row locks and the deadlines below,
+ * which TypeORM's Repository API does not give.
  *
  * On MySQL, statements run on mysql2's pool under TypeORM's driver, with the deadlines of
  * MysqlConnections (so an unreachable database answers 503 in bounded time). Transactions are
@@ -51,31 +56,40 @@ export class Database implements SqlExecutor {
   }
 
   select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    if (this.mysql) return this.onMysql().run((db) => db.select<T>(sql, params));
+    if (this.mysql) return this.connectedPool().run((db) => db.select<T>(sql, params));
     return this.dataSource.query(sql, params as SqlValue[]);
   }
 
-  async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    if (this.mysql) return this.onMysql().run((db) => db.execute(sql, params));
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      return await executorOn(runner).execute(sql, params);
-    } finally {
-      await runner.release();
-    }
+  execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    if (this.mysql) return this.connectedPool().run((db) => db.execute(sql, params));
+    return this.withSqliteRunner((db) => db.execute(sql, params));
+  }
+
+  insert(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    if (this.mysql) return this.connectedPool().run((db) => db.insert(sql, params));
+    return this.withSqliteRunner((db) => db.insert(sql, params));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    if (this.mysql) return this.withDeadlockRetry(() => this.onMysql().transaction(work));
+    if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().transaction(work));
     const run = this.sqliteQueue.then(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
     this.sqliteQueue = run.catch(() => undefined);
     return run;
   }
 
   /** The pool outlives a destroyed DataSource only as a closed shell: say so as TypeORM would. */
-  private onMysql(): MysqlConnections {
+  private connectedPool(): MysqlConnections {
     if (!this.dataSource.isInitialized) throw new CannotExecuteNotConnectedError();
     return this.mysql!;
+  }
+
+  private async withSqliteRunner<T>(use: (db: SqlExecutor) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await use(executorOn(runner));
+    } finally {
+      await runner.release();
+    }
   }
 
   private async withDeadlockRetry<T>(attempt: () => Promise<T>): Promise<T> {
@@ -93,5 +107,6 @@ function executorOn(runner: QueryRunner): SqlExecutor {
   return {
     select: (sql, params = []) => runner.query(sql, params as SqlValue[]),
     execute: async (sql, params = []) => (await runner.query(sql, params as SqlValue[], true)).affected ?? 0,
+    insert: async (sql, params = []) => Number((await runner.query(sql, params as SqlValue[], true)).raw),
   };
 }

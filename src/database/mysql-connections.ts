@@ -23,14 +23,14 @@ export class MysqlConnections {
   ) {}
 
   /** One statement on a connection of its own. */
-  run<T>(use: (session: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.withConnection((connection) => use(new Session(connection, this.deadlines.queryMs)));
+  run<T>(use: (statements: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.withConnection((connection) => use(new ConnectionStatements(connection, this.deadlines.queryMs)));
   }
 
   /** BEGIN … COMMIT on one connection; ROLLBACK and rethrow when `work` fails. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.withConnection(async (connection) => {
-      const tx = new Session(connection, this.deadlines.queryMs);
+      const tx = new ConnectionStatements(connection, this.deadlines.queryMs);
       await tx.command('START TRANSACTION');
       try {
         const result = await work(tx);
@@ -77,7 +77,8 @@ export class MysqlConnections {
   }
 }
 
-class Session implements SqlExecutor {
+/** Statements on one pooled connection, each with the statement deadline. */
+class ConnectionStatements implements SqlExecutor {
   constructor(
     private readonly connection: PoolConnection,
     private readonly timeoutMs: number,
@@ -89,6 +90,10 @@ class Session implements SqlExecutor {
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     return ((await this.statement(sql, params)) as ResultSetHeader).affectedRows;
+  }
+
+  async insert(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    return ((await this.statement(sql, params)) as ResultSetHeader).insertId;
   }
 
   /** A statement that cannot be prepared (transaction control). */

@@ -10,7 +10,12 @@ export interface SqlDialect {
   readonly forUpdate: string;
   /** `INSERT INTO table (columns) VALUES (...)` that does nothing when `key` already exists. */
   insertUnlessExists(table: string, columns: readonly string[], key: string): string;
+  /** `INSERT INTO table (columns) VALUES (...)` that sets `update` instead when `key` exists. */
+  upsert(table: string, columns: readonly string[], key: readonly string[], update: readonly string[]): string;
 }
+
+/** A moment as the `datetime` columns hold it in both dialects: UTC, `YYYY-MM-DD HH:MM:SS.mmm`. */
+export const sqlTimestamp = (at: Date): string => at.toISOString().replace('T', ' ').replace('Z', '');
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -22,6 +27,8 @@ export const MYSQL_DIALECT: SqlDialect = {
   // shared one, and two writers upgrading it to exclusive would deadlock).
   insertUnlessExists: (table, columns, key) =>
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON DUPLICATE KEY UPDATE ${key} = ${key}`,
+  upsert: (table, columns, _key, update) =>
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON DUPLICATE KEY UPDATE ${update.map((c) => `${c} = VALUES(${c})`).join(', ')}`,
 };
 
 export const SQLITE_DIALECT: SqlDialect = {
@@ -30,4 +37,6 @@ export const SQLITE_DIALECT: SqlDialect = {
   forUpdate: '',
   insertUnlessExists: (table, columns, key) =>
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key}) DO NOTHING`,
+  upsert: (table, columns, key, update) =>
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${update.map((c) => `${c} = excluded.${c}`).join(', ')}`,
 };

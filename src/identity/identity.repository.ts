@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
 import { Database } from '../database/database';
-import { AccessTokenEntity, AccessTokenKind } from './entities/access-token.entity';
-import { MemberEntity, Role } from './entities/member.entity';
-import { OrganizationEntity } from './entities/organization.entity';
-import { SessionEntity } from './entities/session.entity';
-import { UserEntity } from './entities/user.entity';
+import { sqlTimestamp } from '../database/sql-dialect';
+import { AccessTokenKind } from './entities/access-token.entity';
+import { Role } from './entities/member.entity';
+
+// The Database executor: every authenticated request starts with a lookup here (the measured hot path).
 
 /** One membership a live session may act through (organization null: none matched). */
 export interface SessionGrant {
@@ -14,17 +12,24 @@ export interface SessionGrant {
   role: Role | null;
 }
 
+export interface NewSession {
+  readonly tokenHash: string;
+  readonly userId: number;
+  readonly activeOrganizationId: number | null;
+  readonly expiresAt: Date;
+}
+
+export interface NewAccessToken {
+  readonly tokenHash: string;
+  readonly kind: AccessTokenKind;
+  readonly userId: number;
+  readonly expiresAt: Date;
+}
+
 /** Organizations, users, memberships, sessions and access tokens. Tokens appear only hashed. */
 @Injectable()
 export class IdentityRepository {
-  constructor(
-    private readonly db: Database,
-    @InjectRepository(OrganizationEntity) private readonly organizations: Repository<OrganizationEntity>,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(MemberEntity) private readonly members: Repository<MemberEntity>,
-    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
-    @InjectRepository(AccessTokenEntity) private readonly accessTokens: Repository<AccessTokenEntity>,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * The memberships a live session may act through, in one statement: with an active
@@ -54,49 +59,71 @@ export class IdentityRepository {
     return row?.userId;
   }
 
-  async createOrganization(name: string): Promise<number> {
-    return (await this.organizations.save(this.organizations.create({ name }))).id;
+  createOrganization(name: string): Promise<number> {
+    return this.db.insert('INSERT INTO organizations (name) VALUES (?)', [name]);
   }
 
-  async organizationExists(id: number): Promise<boolean> {
-    return this.organizations.existsBy({ id });
+  organizationExists(id: number): Promise<boolean> {
+    return this.exists('SELECT 1 AS one FROM organizations WHERE id = ?', [id]);
   }
 
-  async createUser(email: string, name: string | null): Promise<number> {
-    return (await this.users.save(this.users.create({ email, name }))).id;
+  createUser(email: string, name: string | null): Promise<number> {
+    return this.db.insert('INSERT INTO users (email, name) VALUES (?, ?)', [email, name]);
   }
 
-  async userExists(id: number): Promise<boolean> {
-    return this.users.existsBy({ id });
+  userExists(id: number): Promise<boolean> {
+    return this.exists('SELECT 1 AS one FROM users WHERE id = ?', [id]);
   }
 
   async setMembership(organizationId: number, userId: number, role: Role): Promise<void> {
-    await this.members.upsert({ organizationId, userId, role }, ['organizationId', 'userId']);
+    await this.db.execute(this.db.dialect.upsert('members', ['organization_id', 'user_id', 'role'], ['organization_id', 'user_id'], ['role']), [
+      organizationId,
+      userId,
+      role,
+    ]);
   }
 
-  async isMember(organizationId: number, userId: number): Promise<boolean> {
-    return this.members.existsBy({ organizationId, userId });
+  isMember(organizationId: number, userId: number): Promise<boolean> {
+    return this.exists('SELECT 1 AS one FROM members WHERE organization_id = ? AND user_id = ?', [organizationId, userId]);
   }
 
-  async createSession(session: Pick<SessionEntity, 'tokenHash' | 'userId' | 'activeOrganizationId' | 'expiresAt'>): Promise<void> {
-    await this.sessions.insert({ ...session, revokedAt: null });
+  async createSession({ tokenHash, userId, activeOrganizationId, expiresAt }: NewSession): Promise<void> {
+    await this.db.execute('INSERT INTO sessions (token_hash, user_id, active_organization_id, expires_at) VALUES (?, ?, ?, ?)', [
+      tokenHash,
+      userId,
+      activeOrganizationId,
+      sqlTimestamp(expiresAt),
+    ]);
   }
 
   /** False when no session has this hash. Revoking twice is not an error. */
   async revokeSession(tokenHash: string, at: Date): Promise<boolean> {
-    if (!(await this.sessions.existsBy({ tokenHash }))) return false;
-    await this.sessions.update({ tokenHash, revokedAt: IsNull() }, { revokedAt: at });
+    if (!(await this.exists('SELECT 1 AS one FROM sessions WHERE token_hash = ?', [tokenHash]))) return false;
+    await this.db.execute('UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL', [sqlTimestamp(at), tokenHash]);
     return true;
   }
 
-  async createAccessToken(token: Pick<AccessTokenEntity, 'tokenHash' | 'kind' | 'userId' | 'expiresAt'>): Promise<void> {
-    await this.accessTokens.insert({ ...token, revokedAt: null });
+  async createAccessToken({ tokenHash, kind, userId, expiresAt }: NewAccessToken): Promise<void> {
+    await this.db.execute('INSERT INTO access_tokens (token_hash, kind, user_id, expires_at) VALUES (?, ?, ?, ?)', [
+      tokenHash,
+      kind,
+      userId,
+      sqlTimestamp(expiresAt),
+    ]);
   }
 
   /** False when no access token of this kind has this hash. Revoking twice is not an error. */
   async revokeAccessToken(tokenHash: string, kind: AccessTokenKind, at: Date): Promise<boolean> {
-    if (!(await this.accessTokens.existsBy({ tokenHash, kind }))) return false;
-    await this.accessTokens.update({ tokenHash, kind, revokedAt: IsNull() }, { revokedAt: at });
+    if (!(await this.exists('SELECT 1 AS one FROM access_tokens WHERE token_hash = ? AND kind = ?', [tokenHash, kind]))) return false;
+    await this.db.execute('UPDATE access_tokens SET revoked_at = ? WHERE token_hash = ? AND kind = ? AND revoked_at IS NULL', [
+      sqlTimestamp(at),
+      tokenHash,
+      kind,
+    ]);
     return true;
+  }
+
+  private async exists(sql: string, params: (string | number)[]): Promise<boolean> {
+    return (await this.db.select(sql, params)).length > 0;
   }
 }

@@ -5,7 +5,8 @@ import { Errors } from '../common/domain-error';
 import { checkUrl } from '../url-safety/url-rules';
 import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
-import { CheckedUrl, EVENT_GROUPS, EventField, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
+import { draftOf, fieldsOfBody, patchOf } from './webhook.mapper';
+import { CheckedUrl, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
 
 /*
  * The validation of SPEC 5 before any database or DNS work, in one place. A request breaking
@@ -55,33 +56,11 @@ export class DeleteWebhookBodyPipe implements PipeTransform<unknown, string> {
 @Injectable()
 export class WebhookPatchBodyPipe implements PipeTransform<unknown, WebhookPatch> {
   transform(body: unknown): WebhookPatch {
-    const dto = validateShape(WebhookPatchDto, body);
-    const given: [UrlField, string | null][] = dto.url === undefined ? [] : [['url', dto.url]];
-    for (const [group, members] of Object.entries(EVENT_GROUPS)) {
-      const value = dto[group as keyof typeof EVENT_GROUPS] as Record<string, string | null | undefined> | null | undefined;
-      if (value === undefined) continue;
-      for (const member of members) {
-        const url = value === null ? null : value[member];
-        if (url !== undefined) given.push([`${group}.${member}` as EventField, url]);
-      }
-    }
-    const checked = checkUrls(given);
-    const { url, ...events } = Object.fromEntries(checked) as Record<UrlField, CheckedUrl | null>;
-    return url === undefined ? { events } : { url: url!, events };
+    return patchOf(checkUrls(fieldsOfBody<string | null>(validateShape(WebhookPatchDto, body))));
   }
 }
 
-function toDraft(dto: WebhookUrlsDto): WebhookDraft {
-  const given: [UrlField, string][] = [['url', dto.url]];
-  for (const [group, members] of Object.entries(EVENT_GROUPS)) {
-    const value = dto[group as keyof typeof EVENT_GROUPS] as Record<string, string | undefined> | undefined;
-    for (const member of members) {
-      if (value?.[member] !== undefined) given.push([`${group}.${member}` as EventField, value[member]!]);
-    }
-  }
-  const { url, ...events } = Object.fromEntries(checkUrls(given)) as Record<UrlField, CheckedUrl>;
-  return { url, events };
-}
+const toDraft = (dto: WebhookUrlsDto): WebhookDraft => draftOf(checkUrls(fieldsOfBody<string>(dto)));
 
 /** The static URL rules (SPEC 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
 function checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {

@@ -53,27 +53,5 @@ export interface WebhookBody {
   user?: { updated?: string };
 }
 
-export function toWebhookBody({ url, events }: StoredWebhook): WebhookBody {
-  const body: Record<string, unknown> = { url };
-  for (const [group, members] of Object.entries(EVENT_GROUPS)) {
-    const set: Record<string, string> = {};
-    for (const member of members) {
-      const href = events[`${group}.${member}` as EventField];
-      if (href !== undefined) set[member] = href;
-    }
-    if (Object.keys(set).length > 0) body[group] = set;
-  }
-  return body as unknown as WebhookBody;
-}
-
-/**
- * `GET /webhook` as JSON text with the keys in sorted order. Built as text because a JS object
- * would move integer-like names ("7", "10") ahead of the others, whatever the insertion order.
- */
-export function webhookListJson(webhooks: readonly (StoredWebhook & { name: string })[]): string {
-  const sorted = [...webhooks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return `{${sorted.map((w) => `${JSON.stringify(w.name)}:${JSON.stringify(toWebhookBody(w))}`).join(',')}}`;
-}
-
 /** A signing secret: `whsec_` and the base64 of 32 random bytes (SPEC 5). */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
+import { WebhookSourceEntity } from './entities/webhook-source.entity';
+import { WebhookEntity } from './entities/webhook.entity';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
-  imports: [UrlSafetyModule, RateLimitModule],
+  imports: [TypeOrmModule.forFeature([WebhookSourceEntity, WebhookEntity]), UrlSafetyModule, RateLimitModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhooksRepository],
 })

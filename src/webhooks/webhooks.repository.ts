@@ -1,24 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database, SqlExecutor, SqlValue } from '../database/database';
-import { EVENT_FIELDS, EventField, StoredWebhook } from './webhook.model';
+import { storedOfRow, URL_COLUMNS, UrlColumns } from './webhook.mapper';
+import { StoredWebhook } from './webhook.model';
 
-const EVENT_COLUMNS: Record<EventField, string> = {
-  'transaction.created': 'transaction_created_url',
-  'transaction.updated': 'transaction_updated_url',
-  'transaction.completed': 'transaction_completed_url',
-  'card.updated': 'card_updated_url',
-  'user.updated': 'user_updated_url',
-};
-const URL_COLUMNS = ['url', ...EVENT_FIELDS.map((field) => EVENT_COLUMNS[field])];
+// The Database executor: every write locks the organization's source row first, and the reads are a measured hot path.
+
 const SELECT_WEBHOOK = `SELECT w.name, ${URL_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
  WHERE ws.organization_id = ?`;
-
-type WebhookRow = { name: string; url: string } & Record<string, string | null>;
-
-/** Column values of a write: the href of each URL, null for an event URL that is not set. */
-export type UrlColumns = { readonly url?: string } & Partial<Record<EventField, string | null>>;
 
 export type InsertOutcome = 'created' | 'name conflict' | 'limit reached';
 
@@ -35,18 +25,21 @@ export class WebhooksRepository {
   constructor(private readonly db: Database) {}
 
   async listByOrganization(organizationId: number): Promise<(StoredWebhook & { name: string })[]> {
-    const rows = await this.db.select<WebhookRow>(SELECT_WEBHOOK, [organizationId]);
-    return rows.map(toStored);
+    const rows = await this.db.select(SELECT_WEBHOOK, [organizationId]);
+    return rows.map(storedOfRow);
   }
 
   async findByName(organizationId: number, name: string, tx: SqlExecutor = this.db): Promise<StoredWebhook | undefined> {
-    const [row] = await tx.select<WebhookRow>(`${SELECT_WEBHOOK} AND w.name = ?`, [organizationId, name]);
-    return row && toStored(row);
+    const [row] = await tx.select(`${SELECT_WEBHOOK} AND w.name = ?`, [organizationId, name]);
+    return row && storedOfRow(row);
   }
 
-  /** For the checks made before any DNS work: is the name taken, how many webhooks are there. */
-  async census(organizationId: number, name: string): Promise<{ taken: boolean; count: number }> {
-    const [row] = await this.db.select<{ total: unknown; taken: unknown }>(
+  /**
+   * How many webhooks the organization has, and whether `name` is one of them: for the checks
+   * made before any DNS work, and again inside a write once the source row is locked.
+   */
+  async countWithName(organizationId: number, name: string, tx: SqlExecutor = this.db): Promise<{ taken: boolean; count: number }> {
+    const [row] = await tx.select<{ total: unknown; taken: unknown }>(
       `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN w.name = ? THEN 1 ELSE 0 END), 0) AS taken
          FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
         WHERE ws.organization_id = ?`,
@@ -58,7 +51,7 @@ export class WebhooksRepository {
   insert(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number): Promise<InsertOutcome> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
-      const { taken, count } = await this.countIn(tx, sourceId, name);
+      const { taken, count } = await this.countWithName(organizationId, name, tx);
       if (taken) return 'name conflict';
       if (count >= max) return 'limit reached';
       await this.insertRow(tx, sourceId, name, urls, secret);
@@ -79,11 +72,10 @@ export class WebhooksRepository {
         [sourceId, name],
       );
       if (existing) {
-        const all = Object.fromEntries(EVENT_FIELDS.map((field) => [field, urls[field] ?? null]));
-        await this.updateColumns(tx, 'id = ?', [existing.id], { ...all, url: urls.url });
+        await this.updateColumns(tx, 'id = ?', [existing.id], urls);
         return { ciphertext: existing.secret, keyId: existing.keyId };
       }
-      const { count } = await this.countIn(tx, sourceId, name);
+      const { count } = await this.countWithName(organizationId, name, tx);
       if (count >= max) return 'limit reached';
       await this.insertRow(tx, sourceId, name, urls, secret);
       return secret;
@@ -130,46 +122,19 @@ export class WebhooksRepository {
     return row?.id;
   }
 
-  private async countIn(tx: SqlExecutor, sourceId: number, name: string): Promise<{ taken: boolean; count: number }> {
-    const [row] = await tx.select<{ total: unknown; taken: unknown }>(
-      `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN name = ? THEN 1 ELSE 0 END), 0) AS taken
-         FROM webhooks WHERE source_id = ?`,
-      [name, sourceId],
-    );
-    return { taken: Number(row.taken) > 0, count: Number(row.total) };
-  }
-
   private async insertRow(tx: SqlExecutor, sourceId: number, name: string, urls: UrlColumns, secret: SealedSecret): Promise<void> {
     const columns = ['source_id', 'name', ...URL_COLUMNS, 'secret', 'secret_key_id'];
-    const values: SqlValue[] = [
-      sourceId,
-      name,
-      urls.url!,
-      ...EVENT_FIELDS.map((field) => urls[field] ?? null),
-      secret.ciphertext,
-      secret.keyId,
-    ];
+    const values: SqlValue[] = [sourceId, name, ...URL_COLUMNS.map((column) => urls[column] ?? null), secret.ciphertext, secret.keyId];
     await tx.execute(`INSERT INTO webhooks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, values);
   }
 
   /** The number of rows matched; undefined when there was nothing to set. */
   private async updateColumns(tx: SqlExecutor, where: string, whereParams: SqlValue[], changes: UrlColumns): Promise<number | undefined> {
-    const set = Object.entries(changes)
-      .filter(([, value]) => value !== undefined)
-      .map(([field, value]): [string, SqlValue] => [field === 'url' ? 'url' : EVENT_COLUMNS[field as EventField], value!]);
+    const set = Object.entries(changes);
     if (set.length === 0) return undefined;
     return tx.execute(
       `UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE ${where}`,
       [...set.map(([, value]) => value), ...whereParams],
     );
   }
-}
-
-function toStored(row: WebhookRow): StoredWebhook & { name: string } {
-  const events: Partial<Record<EventField, string>> = {};
-  for (const field of EVENT_FIELDS) {
-    const value = row[EVENT_COLUMNS[field]];
-    if (value !== null && value !== undefined) events[field] = value;
-  }
-  return { name: row.name, url: row.url, events };
 }

@@ -1,31 +1,21 @@
 import { Injectable } from '@nestjs/common';
+import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
-import { Errors } from '../common/domain-error';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
-import {
-  CheckedUrl,
-  EventField,
-  newSigningSecret,
-  StoredWebhook,
-  toWebhookBody,
-  UrlField,
-  WebhookBody,
-  WebhookDraft,
-  webhookListJson,
-  WebhookPatch,
-} from './webhook.model';
-import { UrlColumns, WebhooksRepository } from './webhooks.repository';
+import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
+import { CheckedUrl, newSigningSecret, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
+import { WebhooksRepository } from './webhooks.repository';
 
 export type CreatedWebhook = { name: string } & WebhookBody & { secret: string };
 export type ReplacedWebhook = WebhookBody & { secret: string };
 export type NamedWebhook = { name: string } & WebhookBody;
 
 /**
- * The webhook operations of SPEC 5.3 for one organization. Input arrives validated by the
- * pipes (name, shape, static URL rules); here come the checks that need the database (which
- * run before any DNS work), then name resolution, then the atomic write, which enforces
- * the name and the cap again.
+ * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
+ * the pipes (name, shape, static URL rules); here come the checks that need the database
+ * (which run before any DNS work), then name resolution, then the atomic write, which
+ * enforces the name and the cap again.
  */
 @Injectable()
 export class WebhooksService {
@@ -51,37 +41,37 @@ export class WebhooksService {
   }
 
   async create(organizationId: number, name: string, draft: WebhookDraft): Promise<CreatedWebhook> {
-    const { taken, count } = await this.webhooks.census(organizationId, name);
+    const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
-    await this.requireResolvable(draftUrls(draft));
+    await this.requireResolvable(urlsOf(draft));
 
     const secret = newSigningSecret();
-    const outcome = await this.webhooks.insert(organizationId, name, draftColumns(draft), this.secrets.seal(secret), this.max);
+    const stored = storedOf(draft);
+    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret), this.max);
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
-    return { name, ...toWebhookBody(stored(draft)), secret };
+    return { name, ...toWebhookBody(stored), secret };
   }
 
   /** Legacy create-or-update: replaces the URLs, keeps the secret, answers it either way. */
   async replace(organizationId: number, name: string, draft: WebhookDraft): Promise<ReplacedWebhook> {
-    const { taken, count } = await this.webhooks.census(organizationId, name);
+    const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
-    await this.requireResolvable(draftUrls(draft));
+    await this.requireResolvable(urlsOf(draft));
 
+    const stored = storedOf(draft);
     const sealed = this.secrets.seal(newSigningSecret());
-    const secret = await this.webhooks.replace(organizationId, name, draftColumns(draft), sealed, this.max);
+    const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max);
     if (secret === 'limit reached') throw Errors.limitReached(this.max);
-    return { ...toWebhookBody(stored(draft)), secret: this.secrets.open(secret) };
+    return { ...toWebhookBody(stored), secret: this.secrets.open(secret) };
   }
 
   async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhook> {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
-    const given = patchUrls(patch);
-    await this.requireResolvable(given.filter((entry): entry is [UrlField, CheckedUrl] => entry[1] !== null));
+    await this.requireResolvable(urlsOf(patch));
 
-    const changes = Object.fromEntries(given.map(([field, url]) => [field, url === null ? null : url.href])) as UrlColumns;
-    const updated = await this.webhooks.patch(organizationId, name, changes);
+    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch));
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
   }
@@ -103,23 +93,3 @@ export class WebhooksService {
     if (verdict.kind === 'unavailable') throw Errors.dnsUnavailable();
   }
 }
-
-const draftUrls = (draft: WebhookDraft): [UrlField, CheckedUrl][] => [
-  ['url', draft.url],
-  ...(Object.entries(draft.events) as [EventField, CheckedUrl][]),
-];
-
-const patchUrls = (patch: WebhookPatch): [UrlField, CheckedUrl | null][] => [
-  ...(patch.url ? ([['url', patch.url]] as [UrlField, CheckedUrl][]) : []),
-  ...(Object.entries(patch.events) as [EventField, CheckedUrl | null][]),
-];
-
-const stored = (draft: WebhookDraft): StoredWebhook => ({
-  url: draft.url.href,
-  events: Object.fromEntries(Object.entries(draft.events).map(([field, url]) => [field, url!.href])),
-});
-
-const draftColumns = (draft: WebhookDraft): UrlColumns => {
-  const { url, events } = stored(draft);
-  return { url, ...events };
-};

@@ -1,5 +1,15 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { EventField } from '../webhook.model';
 import { WebhookSourceEntity } from './webhook-source.entity';
+
+/** The column of each per-event URL: the one place the code names them (landed migrations keep their own copy). */
+export const EVENT_URL_COLUMNS = {
+  'transaction.created': 'transaction_created_url',
+  'transaction.updated': 'transaction_updated_url',
+  'transaction.completed': 'transaction_completed_url',
+  'card.updated': 'card_updated_url',
+  'user.updated': 'user_updated_url',
+} as const satisfies Record<EventField, string>;
 
 /**
  * A webhook: one column per URL (NULL = not set), each the WHATWG-normalized href; the signing
@@ -20,19 +30,19 @@ export class WebhookEntity {
   @Column({ type: 'varchar', length: 2048 })
   url: string;
 
-  @Column({ name: 'transaction_created_url', type: 'varchar', length: 2048, nullable: true })
+  @Column({ name: EVENT_URL_COLUMNS['transaction.created'], type: 'varchar', length: 2048, nullable: true })
   transactionCreatedUrl: string | null;
 
-  @Column({ name: 'transaction_updated_url', type: 'varchar', length: 2048, nullable: true })
+  @Column({ name: EVENT_URL_COLUMNS['transaction.updated'], type: 'varchar', length: 2048, nullable: true })
   transactionUpdatedUrl: string | null;
 
-  @Column({ name: 'transaction_completed_url', type: 'varchar', length: 2048, nullable: true })
+  @Column({ name: EVENT_URL_COLUMNS['transaction.completed'], type: 'varchar', length: 2048, nullable: true })
   transactionCompletedUrl: string | null;
 
-  @Column({ name: 'card_updated_url', type: 'varchar', length: 2048, nullable: true })
+  @Column({ name: EVENT_URL_COLUMNS['card.updated'], type: 'varchar', length: 2048, nullable: true })
   cardUpdatedUrl: string | null;
 
-  @Column({ name: 'user_updated_url', type: 'varchar', length: 2048, nullable: true })
+  @Column({ name: EVENT_URL_COLUMNS['user.updated'], type: 'varchar', length: 2048, nullable: true })
   userUpdatedUrl: string | null;
 
   @Column({ type: 'varchar', length: 256 })

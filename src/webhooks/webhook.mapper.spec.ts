@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, StoredWebhook, toWebhookBody, webhookListJson } from './webhook.model';
+import { toWebhookBody, webhookListJson } from './webhook.mapper';
+import { newSigningSecret, StoredWebhook } from './webhook.model';
 
 const U = 'https://hooks.example.com/';
 
