@@ -1,7 +1,7 @@
 // A tiny DNS server on loopback (UDP) for the benchmark: the service resolves every webhook
-// host through DNS_SERVERS (SPEC 5.1, rule 6), and the bench must not depend on the real
+// host through DNS_SERVERS (docs/api.md 5.1, rule 6), and the bench must not depend on the real
 // Internet or on the machine's resolvers. It answers A and AAAA with one public address
-// (SPEC 5.2) for each name of ZONE and NXDOMAIN for every other name.
+// (docs/api.md 5.2) for each name of ZONE and NXDOMAIN for every other name.
 //
 //   node bench/dns-server.mjs   prints "127.0.0.1:<port>" (for DNS_SERVERS) on stdout, then
 //                               serves until SIGTERM/SIGINT; when its stdin is a pipe (as
@@ -20,7 +20,7 @@ const { Packet } = dns2;
 /** RFC 1035 response code: no such name. */
 const NXDOMAIN = 3;
 
-// Public by SPEC 5.2 (outside every special-purpose range); nothing ever connects to them.
+// Public by docs/api.md 5.2 (outside every special-purpose range); nothing ever connects to them.
 const PUBLIC_A = '93.184.216.34';
 const PUBLIC_AAAA = '2606:2800:220:1:248:1893:25c8:1946';
 

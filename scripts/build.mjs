@@ -1,5 +1,7 @@
-// The production build: tsc compiles src/ to build/ (CommonJS, one file per module), then
-// rolldown bundles the two entry points into dist/main.js and dist/cli.js (ES modules).
+// The production build, as nest-cli.json describes it: tsc compiles the source root with its
+// tsConfigPath into build/ (CommonJS, one file per module), then rolldown bundles the entry
+// files (the application's `main` and the `cli` project's) into dist/main.js and dist/cli.js
+// (ES modules).
 //
 // Why bundle: the NestJS 12 packages are ES modules loaded file by file, and resolving and
 // loading those hundreds of modules was most of the cold start (docs/performance.md). Left
@@ -7,17 +9,20 @@
 // directory), the optional Nest packages this service does not install, and typescript and
 // prettier (which nest-commander's helpers load only for features the CLI does not use).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
+const nest = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
+const entryFiles = [nest.entryFile, ...Object.values(nest.projects ?? {}).map((project) => project.entryFile)];
 
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+rmSync(join(root, 'build'), { recursive: true, force: true });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, nest.compilerOptions.tsConfigPath)], { stdio: 'inherit' });
 
 const bundle = await rolldown({
-  input: { main: join(root, 'build/main.js'), cli: join(root, 'build/cli.js') },
+  input: Object.fromEntries(entryFiles.map((entry) => [entry, join(root, 'build', `${entry}.js`)])),
   platform: 'node',
   external: [
     /^better-sqlite3($|\/)/,

@@ -20,7 +20,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.set('etag', false);
   const adapter = app.getHttpAdapter();
   if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
-  adapter.useOnEveryRequest(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
+  app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
   setUpOpenApi(app);
 }

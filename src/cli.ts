@@ -6,7 +6,7 @@ import { AppConfig, loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
 
 /**
- * `node dist/cli.js <command> [options]` (SPEC 8). Success: one JSON object on stdout, exit 0.
+ * `node dist/cli.js <command> [options]` (docs/api.md 8). Success: one JSON object on stdout, exit 0.
  * Failure of any kind: `{code, message}` on stderr, exit 1.
  */
 async function main(argv: string[]): Promise<void> {

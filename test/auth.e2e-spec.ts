@@ -7,7 +7,7 @@ import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
 /*
- * SPEC 4, webhook operations: 401 (no live session cookie), then 403 `no organization`, then
+ * docs/api.md 4, webhook operations: 401 (no live session cookie), then 403 `no organization`, then
  * 403 `no permission`, and only then validation; every check reads the database afresh.
  */
 

@@ -8,7 +8,7 @@ import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
 /*
- * SPEC 4 (card provisioning) and 6: `GET /api/card/provisioning` answers only a live
+ * docs/api.md 4 (card provisioning) and 6: `GET /api/card/provisioning` answers only a live
  * wallet_extension bearer token that comes alone, serves the newest active or frozen card of
  * the token's user, and every answer carries `Cache-Control: no-store`.
  */

@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken } from '../src/crypto/opaque-token';
 import { createTestDatabase, describeEachDatabase, TestDatabase } from './support/databases';
 import { runCli, startServer, waitForHealthy } from './support/processes';
+import { freePort } from './support/ports';
 
 /*
- * SPEC 8: the operator commands of cards and wallet tokens, run as the built CLI against a
- * throwaway database, and (SPEC 6) what they store as the server then serves it.
+ * docs/api.md 8: the operator commands of cards and wallet tokens, run as the built CLI against a
+ * throwaway database, and (docs/api.md 6) what they store as the server then serves it.
  */
 
 // Every command is a process that boots Nest: slow on a loaded machine.
@@ -34,15 +33,6 @@ async function query(db: TestDatabase, sql: string, params: (string | number)[] 
   } finally {
     await connection.end();
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 const unique = () => randomBytes(6).toString('hex');

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
 import { SQLITE_MIGRATIONS } from '../src/database/migrations/sqlite';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, TestDatabase } from './support/databases';
 import { CliResult, runCli, startServer, waitForHealthy } from './support/processes';
+import { freePort } from './support/ports';
 
-// SPEC 8: the operator CLI as operators run it (`node dist/cli.js ...`), on each database.
+// docs/api.md 8: the operator CLI as operators run it (`node dist/cli.js ...`), on each database.
 // Success: one JSON object on stdout, exit 0. Failure: one {code, message} on stderr,
 // nothing on stdout, exit non-zero.
 
@@ -15,7 +15,7 @@ const SESSION_COOKIE = '__Secure-auth.session_token';
 const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 const MINUTE_MS = 60_000;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-/** SPEC 3: >= 256 random bits, URL-safe. */
+/** docs/api.md 3: >= 256 random bits, URL-safe. */
 const TOKEN = /^[A-Za-z0-9_-]{43,}$/;
 /** CLI runs are CPU-bound (~1.5 s of module loading each): run together, they wait for each other. */
 const CONCURRENT_TIMEOUT_MS = 90_000;
@@ -61,17 +61,6 @@ function expectId(value: Record<string, unknown>): number {
   const id = value.id as number;
   expect(Number.isInteger(id) && id > 0).toBe(true);
   return id;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {

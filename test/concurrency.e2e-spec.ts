@@ -7,7 +7,7 @@ import { createTestDatabase, DatabaseKind, describeEachDatabase, describeOnMaria
 import { TestApp } from './support/test-app';
 
 /*
- * No write is lost and the source-row invariant (SPEC 5) holds under concurrent requests.
+ * No write is lost and the source-row invariant (docs/api.md 5) holds under concurrent requests.
  * On MariaDB the requests are spread over three instances of the service on one database, so
  * only row locks and unique keys can make them correct; on SQLite one instance serves them
  * all (its writes are serialized in-process). Every check is on answers and rows, never on
@@ -35,7 +35,7 @@ interface Answered extends Op {
 /** A stored webhook's URL, or null when the name does not exist. */
 type NameState = string | null;
 
-/** What one operation answers, and leaves, when it runs alone on `state` (SPEC 5.3). */
+/** What one operation answers, and leaves, when it runs alone on `state` (docs/api.md 5.3). */
 function applyAlone(op: Op, state: NameState): { status: number; state: NameState } {
   switch (op.kind) {
     case 'create':

@@ -8,7 +8,7 @@ import { SESSION_COOKIE, TestApp } from './support/test-app';
 import { CutMode, TcpProxy } from './support/tcp-proxy';
 
 /*
- * Database faults (SPEC 7, 9): the service reaches MariaDB only through a TCP proxy of the
+ * Database faults (docs/api.md 7, 9): the service reaches MariaDB only through a TCP proxy of the
  * test's own, which cuts the database off (new connections refused, reset or left silent;
  * open ones dropped) and brings it back while the same process keeps serving. While it is cut
  * every request answers 503 `unavailable` with Retry-After within a bound, /health answers
@@ -198,7 +198,7 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
     return { webhooks, sourceRows: Number(n) };
   }
 
-  /** SPEC 5: a source row iff at least one webhook (and never two). */
+  /** docs/api.md 5: a source row iff at least one webhook (and never two). */
   function expectSourceInvariant(state: { webhooks: Record<string, StoredRow>; sourceRows: number }): void {
     expect(state.sourceRows).toBe(Object.keys(state.webhooks).length > 0 ? 1 : 0);
   }

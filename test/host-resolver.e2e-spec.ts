@@ -4,7 +4,7 @@ import { CaresHostResolver } from '../src/url-safety/host-resolver';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
 
 /*
- * SPEC 5.1 rule 6: a lookup gets DNS_TIMEOUT_MS. c-ares shortens its timeout on its own once a
+ * docs/api.md 5.1 rule 6: a lookup gets DNS_TIMEOUT_MS. c-ares shortens its timeout on its own once a
  * channel has a minute of history with a server (to a few times the latency it has seen, down
  * to 250 ms): a resolver that has been answering in a millisecond and then takes a second
  * would be "unavailable" (503) well within DNS_TIMEOUT_MS. Found by the 5-minute soak.

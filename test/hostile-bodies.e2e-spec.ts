@@ -8,7 +8,7 @@ import { describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
 
 /*
- * Hostile bodies (SPEC 4, 5, 7): generated JSON bodies — arbitrary documents, the real member
+ * Hostile bodies (docs/api.md 4, 5, 7): generated JSON bodies — arbitrary documents, the real member
  * names with values of the wrong type, deep nesting, unknown members, prototype-pollution keys,
  * duplicated keys, lone surrogates, bytes that are not UTF-8, numbers beyond a double — sent raw
  * to every webhook endpoint that takes a body (and to those that do not). Whatever the body:
@@ -88,7 +88,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 const BODY_ENDPOINTS = ENDPOINTS.filter((endpoint) => endpoint.body !== 'ignored');
 const IGNORING_ENDPOINTS = ENDPOINTS.filter((endpoint) => endpoint.body === 'ignored');
 
-/** The 400 codes each body shape may answer (SPEC 5: which 400 code). */
+/** The 400 codes each body shape may answer (docs/api.md 5: which 400 code). */
 const REJECTION_CODES: Record<Exclude<BodyKind, 'ignored'>, readonly string[]> = {
   create: ['bad request', 'invalid name', 'invalid url'],
   replace: ['bad request', 'invalid name', 'invalid url'],
@@ -97,7 +97,7 @@ const REJECTION_CODES: Record<Exclude<BodyKind, 'ignored'>, readonly string[]> =
 };
 
 // ---------------------------------------------------------------------------------------------
-// The oracle: what SPEC 5 says of a parsed body, independently of the production pipes.
+// The oracle: what docs/api.md 5 says of a parsed body, independently of the production pipes.
 
 /**
  * `invalid`: refused by the static rules, before any database or DNS work. `unresolvable`:
@@ -138,7 +138,7 @@ const VALID_URL_SET: ReadonlySet<string> = new Set(VALID_URLS);
 const UNRESOLVABLE_URL_SET: ReadonlySet<string> = new Set(UNRESOLVABLE_URLS);
 const INVALID_URL_SET: ReadonlySet<string> = new Set(INVALID_URLS);
 
-/** SPEC 5.1 rules 1 and 3 decide some strings for certain; the rest only the server knows. */
+/** docs/api.md 5.1 rules 1 and 3 decide some strings for certain; the rest only the server knows. */
 function urlVerdict(value: string): Verdict {
   if (VALID_URL_SET.has(value)) return 'valid';
   if (INVALID_URL_SET.has(value)) return 'invalid';
@@ -168,7 +168,7 @@ function combine(verdicts: readonly Verdict[]): Verdict {
   return (['invalid', 'unknown', 'unresolvable'] as const).find((verdict) => verdicts.includes(verdict)) ?? 'valid';
 }
 
-/** SPEC 5 fields and rules, 5.3 per operation: is this parsed body acceptable? */
+/** docs/api.md 5 fields and rules, 5.3 per operation: is this parsed body acceptable? */
 function verdictOf(kind: Exclude<BodyKind, 'ignored'>, body: unknown): Verdict {
   if (!isPlainObject(body) || hasForbiddenKey(body)) return 'invalid';
   const members = kind === 'delete' ? ['name'] : kind === 'patch' ? ['url', ...Object.keys(GROUPS)] : ['name', 'url', ...Object.keys(GROUPS)];
@@ -549,7 +549,7 @@ function expectNoPollution(context: string): void {
   expect([probe.polluted, probe.isAdmin], `Object.prototype polluted after ${context}`).toEqual([undefined, undefined]);
 }
 
-/** SPEC 7: no 5xx, and every error is a 4xx of exactly `{code}` or `{code, message: string[]}`. */
+/** docs/api.md 7: no 5xx, and every error is a 4xx of exactly `{code}` or `{code, message: string[]}`. */
 function expectContract(answer: Answer, context: string, logs: readonly string[]): void {
   const lastError = logs.filter((line) => line.includes('unexpected error')).at(-1) ?? '(no unexpected error logged)';
   expect(answer.status, `${context} answered ${answer.status} ${answer.text}; last error logged: ${lastError}`).toBeLessThan(500);
@@ -812,7 +812,7 @@ describeEachDatabase('hostile bodies', (kind) => {
   // Properties.
 
   it(
-    'arbitrary JSON documents over hostile, real and random keys never earn a 5xx or a non-contract body, and are judged as SPEC 5 says',
+    'arbitrary JSON documents over hostile, real and random keys never earn a 5xx or a non-contract body, and are judged as docs/api.md 5 says',
     async () => {
       const session = await owner();
       await holds(fc.oneof({ weight: 3, arbitrary: jsonDocument.object }, { weight: 1, arbitrary: jsonDocument.node }), async (body, ignoring) => {

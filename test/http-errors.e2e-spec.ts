@@ -6,7 +6,7 @@ import { createTestDatabase, describeEachDatabase, describeOnMariadb, TestDataba
 import { TestApp } from './support/test-app';
 
 /*
- * SPEC 4 (body rules) and SPEC 7 (errors, always): every error answer is JSON `{code}` or
+ * docs/api.md 4 (body rules) and docs/api.md 7 (errors, always): every error answer is JSON `{code}` or
  * `{code, message: string[]}`, never a stack trace, SQL or framework body.
  */
 
@@ -319,7 +319,7 @@ describeEachDatabase('error contract', (kind) => {
 });
 
 /*
- * SPEC 7: anything unexpected answers 500 `{"code":"internal error"}` and nothing else; what
+ * docs/api.md 7: anything unexpected answers 500 `{"code":"internal error"}` and nothing else; what
  * went wrong goes to the log under the request id. Provoked for real: a secret sealed with a
  * key this instance does not hold (SECRET_KEY replaced without PREVIOUS_SECRET_KEYS) cannot
  * be opened.

@@ -3,7 +3,7 @@ import { describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
 
 /*
- * SPEC 4 and 5: every webhook operation acts in the caller's organization only. Organization
+ * docs/api.md 4 and 5: every webhook operation acts in the caller's organization only. Organization
  * B never sees, changes or deletes A's webhooks, whatever name it uses.
  */
 

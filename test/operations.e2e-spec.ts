@@ -3,14 +3,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
-/* SPEC 9: health, the OpenAPI document and Swagger UI, and the request logs. */
+/* docs/api.md 9: health, the OpenAPI document and Swagger UI, and the request logs. */
 
 const HOST = 'hooks.example.com';
 const NAME_PATTERN = '^[a-z0-9-]{1,64}$';
 
 type Json = Record<string, unknown>;
 
-/** What SPEC 5.3 (with SPEC 4) says each webhook operation answers: success and error codes by status. */
+/** What docs/api.md 5.3 (with docs/api.md 4) says each webhook operation answers: success and error codes by status. */
 const AUTH_ERRORS = { 401: ['unauthorized'], 403: ['no organization', 'no permission'] };
 const BODY_ERRORS = { 413: ['payload too large'], 415: ['unsupported media type'] };
 const WEBHOOK_OPERATIONS: { path: string; method: string; success: number; errors: Record<number, string[]> }[] = [
@@ -200,7 +200,7 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
     });
   }
 
-  it('documents 503 unavailable (database unreachable, SPEC 7) on every webhook operation', () => {
+  it('documents 503 unavailable (database unreachable, docs/api.md 7) on every webhook operation', () => {
     for (const { path, method } of WEBHOOK_OPERATIONS) {
       const codes = responses(path, method)[503] && ((errorSchema(path, method, 503).properties as Json).code as Json).enum;
       expect({ operation: `${method} ${path}`, codes }).toEqual({ operation: `${method} ${path}`, codes: expect.arrayContaining(['unavailable']) });

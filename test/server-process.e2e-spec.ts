@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, get, request } from 'node:http';
-import { connect, createServer, type Server as NetServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -11,9 +11,10 @@ import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
 import { createTestDatabase, describeEachDatabase, describeOnMariadb, TestDatabase } from './support/databases';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
 import { runCli, startServer, waitForHealthy } from './support/processes';
+import { freePorts } from './support/ports';
 
-// The server binary (`node dist/main.js`) as operators run it: configuration at start (SPEC 2),
-// the development key file and default database (SPEC 1, 9), API_PREFIX, SIGTERM, and several
+// The server binary (`node dist/main.js`) as operators run it: configuration at start (docs/api.md 2),
+// the development key file and default database (docs/api.md 1, 9), API_PREFIX, SIGTERM, and several
 // instances migrating one empty database at once.
 
 const SESSION_COOKIE = '__Secure-auth.session_token';
@@ -27,19 +28,6 @@ const tempDir = (): string => mkdtempSync(join(tmpdir(), 'platform-api-process-'
 const lines = (output: string[]): string[] => output.join('').split('\n').filter((line) => line.trim() !== '');
 
 /** Ports that were free a moment ago: bound to port 0 together (so distinct), then closed. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<NetServer>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
-  );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
-
 /** Every server a suite starts, so that afterEach/afterAll can kill what is still running. */
 class Servers {
   private readonly started: Server[] = [];

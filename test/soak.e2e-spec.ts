@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +10,7 @@ import { SecretBox } from '../src/crypto/secret-box';
 import { createTestDatabase, describeOnMariadb, TestDatabase } from './support/databases';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
 import { runCli, startServer, waitForHealthy } from './support/processes';
+import { freePort } from './support/ports';
 import {
   Answer,
   checkSamples,
@@ -32,7 +32,7 @@ import {
  * every webhook operation over a few names in a few organizations, and every answer is
  * recorded with the times it was sent and received. Then the model (support/soak-model.ts)
  * checks the answers, the rows and the final listings: no acknowledged write lost, no webhook
- * nobody asked for, the source-row invariant, one webhook per name, no status outside SPEC.
+ * nobody asked for, the source-row invariant, one webhook per name, no status outside docs/api.md.
  * The source rows are also sampled during the load (the final rows alone would not show a
  * source row left behind and filled again later), and a final drain deletes every name at
  * once, after which no webhook and no source row may remain.
@@ -154,7 +154,7 @@ function randomRequest(dice: Dice): Request {
   const name = dice.pick(NAMES);
   switch (kind) {
     case 'create': {
-      // Legacy clients may also send a (valid) name in the body; the path wins (SPEC 5.3).
+      // Legacy clients may also send a (valid) name in the body; the path wins (docs/api.md 5.3).
       const bodyName = dice.chance(0.1) ? { name: dice.pick(NAMES) } : {};
       return { kind, name, body: { ...bodyName, url: randomUrl(dice), ...randomGroups(dice, false) } };
     }
@@ -169,7 +169,7 @@ function randomRequest(dice: Dice): Request {
   }
 }
 
-/** The HTTP form of a request (SPEC 5.3). */
+/** The HTTP form of a request (docs/api.md 5.3). */
 function httpOf(request: Request, dice: Dice): { method: string; path: string; body?: JsonObject; contentType?: string } {
   switch (request.kind) {
     case 'create':
@@ -177,7 +177,7 @@ function httpOf(request: Request, dice: Dice): { method: string; path: string; b
     case 'legacy create':
       return { method: 'POST', path: '/api/webhook', body: request.body };
     case 'patch':
-      // SPEC 4: PATCH takes either media type.
+      // docs/api.md 4: PATCH takes either media type.
       return { method: 'PATCH', path: `/api/webhook/${request.name}`, body: request.body, contentType: dice.pick(['application/json', 'application/merge-patch+json']) };
     case 'delete':
       return { method: 'DELETE', path: `/api/webhook/${request.name}` };
@@ -197,17 +197,6 @@ const parseBody = (text: string): unknown => {
     return text;
   }
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Median and 99th percentile of the answer times, per operation. */
 function latencies(answers: readonly Answer[]): Record<string, [number, number]> {
@@ -424,7 +413,7 @@ describeOnMariadb('soak: many instances, one database', () => {
 
       // 3. The drain: every name of every organization deleted at once, each by a delete and
       //    a legacy delete on two instances, so the last webhooks of each organization go
-      //    concurrently. Then no webhook and no source row may remain (SPEC 5).
+      //    concurrently. Then no webhook and no source row may remain (docs/api.md 5).
       const dice = new Dice(SEED);
       answers.push(
         ...(await Promise.all(

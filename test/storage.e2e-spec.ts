@@ -8,7 +8,7 @@ import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
 
 /*
- * Secrets at rest (SPEC 3): signing secrets are stored only sealed by SecretBox, with the id
+ * Secrets at rest (docs/api.md 3): signing secrets are stored only sealed by SecretBox, with the id
  * of their key beside them; session and wallet tokens only as hex SHA-256. And the schema the
  * migrations build is exactly the one the entities describe.
  */

@@ -5,7 +5,7 @@ import type { Zone } from './support/dns-server';
 import { TestApp } from './support/test-app';
 
 /*
- * The URL rules of SPEC 5.1 through HTTP, resolved by a real DNS server on loopback (the
+ * The URL rules of docs/api.md 5.1 through HTTP, resolved by a real DNS server on loopback (the
  * harness's dns2 server; DNS_TIMEOUT_MS=300). `t.dns.questions` shows every question the
  * service asked, so "no DNS work" is an observable fact here, not an assumption.
  */

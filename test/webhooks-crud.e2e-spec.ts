@@ -4,8 +4,8 @@ import { TestApp } from './support/test-app';
 import { EVENTS, HOOK, NAME_RULE, OTHER, PUBLIC_ZONE, SECRET, webhookClient, type Member } from './support/webhook-client';
 
 /*
- * The webhook operations of SPEC 5.3 through HTTP: create, read, update (JSON Merge Patch) and
- * delete, with the source-row invariant of SPEC 5 checked after every write.
+ * The webhook operations of docs/api.md 5.3 through HTTP: create, read, update (JSON Merge Patch) and
+ * delete, with the source-row invariant of docs/api.md 5 checked after every write.
  */
 
 const INVALID_NAME = { code: 'invalid name', message: [NAME_RULE] };

@@ -4,9 +4,9 @@ import { TestApp } from './support/test-app';
 import { EVENTS, HOOK, NAME_RULE, PUBLIC_ZONE, SECRET, webhookClient } from './support/webhook-client';
 
 /*
- * The legacy webhook operations of SPEC 5.3: `POST /api/webhook` (create or replace, answering
+ * The legacy webhook operations of docs/api.md 5.3: `POST /api/webhook` (create or replace, answering
  * 200 and the kept secret) and `DELETE /api/webhook` (by body name, 200 even when absent), with
- * the source-row invariant of SPEC 5 checked after every write.
+ * the source-row invariant of docs/api.md 5 checked after every write.
  */
 
 const OK = { code: 'ok' };

@@ -8,7 +8,7 @@ export type AuthPolicy =
 
 export const AUTH_POLICY = 'platform-api:auth-policy';
 
-/** A browser user acting in an organization (SPEC 4, webhook operations). */
+/** A browser user acting in an organization (docs/api.md 4, webhook operations). */
 export interface SessionCaller {
   readonly kind: 'session';
   /** Identifies the session without being its token (the token's hash): for rate limits. */
@@ -17,7 +17,7 @@ export interface SessionCaller {
   readonly role: Role;
 }
 
-/** A wallet extension acting for its user (SPEC 4, card provisioning). */
+/** A wallet extension acting for its user (docs/api.md 4, card provisioning). */
 export interface WalletCaller {
   readonly kind: 'wallet-extension';
   readonly userId: number;

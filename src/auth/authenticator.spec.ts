@@ -23,7 +23,7 @@ const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized' } };
 const NO_ORGANIZATION = { status: 403, body: { code: 'no organization' } };
 const NO_PERMISSION = { status: 403, body: { code: 'no permission' } };
 
-describe('Authenticator.session (SPEC 4, webhook operations)', () => {
+describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
   it.each<[string, IncomingHttpHeaders]>([
     ['no headers', {}],
     ['no session cookie', { cookie: 'theme=dark' }],
@@ -101,7 +101,7 @@ describe('Authenticator.session (SPEC 4, webhook operations)', () => {
   });
 });
 
-describe('Authenticator.walletExtension (SPEC 4, card provisioning)', () => {
+describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () => {
   it('returns the wallet caller for a valid bearer token', async () => {
     const { authenticator } = authenticatorWith([], 42);
     expect(await authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` })).toEqual({ kind: 'wallet-extension', userId: 42 });

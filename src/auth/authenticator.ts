@@ -7,7 +7,7 @@ import { IdentityRepository } from '../identity/identity.repository';
 import type { SessionCaller, WalletCaller } from './auth-policy';
 import { sessionTokenOf, walletTokenOf } from './credentials';
 
-/** Turns request credentials into a caller, or the error SPEC 4 gives, in SPEC 4's order. */
+/** Turns request credentials into a caller, or the error docs/api.md 4 gives, in docs/api.md 4's order. */
 @Injectable()
 export class Authenticator {
   constructor(private readonly identities: IdentityRepository) {}

@@ -18,7 +18,7 @@ export function sessionTokenOf(cookieHeader: string | undefined): string | undef
 const BEARER = /^bearer ([^\s]+)$/i;
 
 /**
- * The bearer token of a wallet-extension request (SPEC 4): exactly `Bearer <token>`, scheme
+ * The bearer token of a wallet-extension request (docs/api.md 4): exactly `Bearer <token>`, scheme
  * in any case, one space. A request carrying any cookie or a `sessionid` header has none:
  * that is a browser, and browsers never get provisioning credentials.
  */

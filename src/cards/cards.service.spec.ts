@@ -68,7 +68,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
   return { service, repository, identity, secrets, issuer };
 }
 
-describe('CardsService.provisioningFor (SPEC 6)', () => {
+describe('CardsService.provisioningFor (docs/api.md 6)', () => {
   it('answers 404 no card when the user has no active or frozen card', async () => {
     const { service } = serviceWith({ row: undefined });
     expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 404, body: { code: 'no card' } });
@@ -123,7 +123,7 @@ describe('CardsService.provisioningFor (SPEC 6)', () => {
   });
 });
 
-describe('CardsService.createCard (SPEC 8)', () => {
+describe('CardsService.createCard (docs/api.md 8)', () => {
   const ISSUANCE = { issuerId: ISSUER, provisioningId: 'prov-new', provisioningSecret: 'plain provisioning secret' };
 
   it('answers the id the repository gives the new card', async () => {
@@ -179,7 +179,7 @@ describe('CardsService.createCard (SPEC 8)', () => {
   });
 });
 
-describe('CardsService.setStatus (SPEC 8)', () => {
+describe('CardsService.setStatus (docs/api.md 8)', () => {
   it('changes the status of a known card', async () => {
     const { service, repository } = serviceWith({ knownCards: [42] });
     await service.setStatus(42, 'frozen');

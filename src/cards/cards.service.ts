@@ -12,7 +12,7 @@ export interface CardIssuance {
   provisioningSecret: string;
 }
 
-/** Card push-provisioning (SPEC 6) and the operator's card commands (SPEC 8). */
+/** Card push-provisioning (docs/api.md 6) and the operator's card commands (docs/api.md 8). */
 @Injectable()
 export class CardsService {
   constructor(

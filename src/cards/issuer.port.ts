@@ -16,7 +16,7 @@ export interface IssuedCard {
 }
 
 /**
- * Where provisioning credentials come from (SPEC 3): one injectable port, so that a live
+ * Where provisioning credentials come from (docs/api.md 3): one injectable port, so that a live
  * issuer integration can replace the stored credentials without touching the service.
  */
 export abstract class IssuerPort {

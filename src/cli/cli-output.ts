@@ -2,12 +2,12 @@ import { InvalidArgumentError } from 'commander';
 import { DomainError } from '../common/domain-error';
 import { isDatabaseUnavailable } from '../database/database-errors';
 
-/** SPEC 8: one JSON object on stdout per successful command. */
+/** docs/api.md 8: one JSON object on stdout per successful command. */
 export function printResult(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-/** SPEC 8: on failure, `{code, message}` on stderr and a non-zero exit. */
+/** docs/api.md 8: on failure, `{code, message}` on stderr and a non-zero exit. */
 export function printFailure(code: string, message: string): void {
   process.stderr.write(`${JSON.stringify({ code, message })}\n`);
 }

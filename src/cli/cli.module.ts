@@ -14,7 +14,7 @@ import { SessionCommand, SessionCreateCommand, SessionRevokeCommand } from './co
 import { UserCommand, UserCreateCommand } from './commands/user.command';
 import { WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand } from './commands/wallet-token.command';
 
-/** The operator CLI (SPEC 8): the same configuration and services as the server, no HTTP. */
+/** The operator CLI (docs/api.md 8): the same configuration and services as the server, no HTTP. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {

@@ -31,8 +31,8 @@ function configErrorOf(env: Record<string, string>): ConfigError {
   throw new Error(`expected a ConfigError for ${Object.keys(env).join(', ')}`);
 }
 
-describe('loadAppConfig defaults (SPEC 2)', () => {
-  it('uses the SPEC 2 default for every unset variable', () => {
+describe('loadAppConfig defaults (docs/api.md 2)', () => {
+  it('uses the docs/api.md 2 default for every unset variable', () => {
     const config = load({});
     expect({
       production: config.production,

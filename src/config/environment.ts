@@ -5,7 +5,7 @@ const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
 /**
- * The environment variables of SPEC 2 (and the few this service adds), as they arrive:
+ * The environment variables of docs/api.md 2 (and the few this service adds), as they arrive:
  * strings, checked once at start. Defaults and cross-field rules live in `loadAppConfig`.
  */
 export class Environment {

@@ -14,7 +14,7 @@ export function decodeKey(variable: string, base64: string): Buffer {
 }
 
 /**
- * The development key file (SPEC 9): created once with mode 0600 and read back by every later
+ * The development key file (docs/api.md 9): created once with mode 0600 and read back by every later
  * start. Several instances may start at once on a fresh directory, so the file is written
  * aside and hard-linked into place, which either wins atomically or finds the winner's file.
  */

@@ -8,7 +8,7 @@ import { ApiErrorResponses } from '../http/openapi-errors';
 const PING_TIMEOUT_MS = 1500;
 
 /**
- * SPEC 9: 200 while the database answers, 503 `unavailable` when it does not (or not within
+ * docs/api.md 9: 200 while the database answers, 503 `unavailable` when it does not (or not within
  * the timeout). A plain ping rather than @nestjs/terminus: Terminus finds its peers at run time
  * through import.meta, which in the bundled build binds it to a second copy of @nestjs/typeorm.
  */

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import { DomainError, Errors } from '../common/domain-error';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { PINO } from '../logging/pino.provider';
-import { allowedMethods } from './allowed-methods';
 import { ErrorAnswer, errorAnswer } from './error-answer';
+import { ApiExpressAdapter } from './http-adapter';
 
 /** Nest's own HttpExceptions (body parser, router, guards of libraries) by status. */
 const BY_STATUS: Record<number, () => DomainError> = {
@@ -48,7 +48,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof DomainError) return errorAnswer(exception);
     if (exception instanceof NotFoundException) {
       // Only the router throws a bare NotFoundException: no route for this method and path.
-      const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.originalUrl.split('?')[0]);
+      const allow = (this.adapterHost.httpAdapter as ApiExpressAdapter).allowedMethods(req.originalUrl.split('?')[0]);
       return allow.length > 0 ? errorAnswer(Errors.methodNotAllowed(), { Allow: allow.join(', ') }) : errorAnswer(Errors.notFound());
     }
     // Client errors of Nest and its libraries (the body parser's 400 and 413, ...).

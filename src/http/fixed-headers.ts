@@ -6,7 +6,7 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unk
 /**
  * The headers every answer carries, worked out once at start: those a header-setting
  * middleware such as helmet's would set (its configuration, its values), and
- * `Cache-Control: no-store` (card provisioning must never be cached, SPEC 6; webhook creation
+ * `Cache-Control: no-store` (card provisioning must never be cached, docs/api.md 6; webhook creation
  * returns a secret shown once; the rest is per-caller data). Applied in one loop per request
  * instead of through a dozen nested middlewares.
  */

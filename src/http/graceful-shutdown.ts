@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Errors } from '../common/domain-error';
 
 /**
- * SIGTERM (SPEC 9): requests in flight finish, but no connection is kept alive past its
+ * SIGTERM (docs/api.md 9): requests in flight finish, but no connection is kept alive past its
  * answer, and a request that arrives on a kept-alive connection after the signal answers 503
  * `unavailable`. Nest calls `beforeApplicationShutdown` before it closes the HTTP server, which
  * then waits for the connections still serving, and only then closes the database pool.

@@ -3,16 +3,16 @@ import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
 import { Errors } from '../common/domain-error';
 
-/** SPEC 4: bodies over this answer 413. */
+/** docs/api.md 4: bodies over this answer 413. */
 export const BODY_LIMIT = '16kb';
 export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
-/** A request with a body: SPEC 4's body rules apply to it. */
+/** A request with a body: docs/api.md 4's body rules apply to it. */
 export const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
- * SPEC 4: a request with a body must be JSON (a PATCH may also send a JSON Merge Patch), else
+ * docs/api.md 4: a request with a body must be JSON (a PATCH may also send a JSON Merge Patch), else
  * 415, before authentication and before the body is read. Runs ahead of the JSON parser.
  */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {

@@ -13,7 +13,7 @@ export interface IssuedToken {
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_WALLET_TOKEN_TTL_SECONDS = 3600;
 
-/** The operator's side of identity (SPEC 8): who exists, who belongs where, who holds a token. */
+/** The operator's side of identity (docs/api.md 8): who exists, who belongs where, who holds a token. */
 @Injectable()
 export class IdentityService {
   constructor(private readonly identities: IdentityRepository) {}

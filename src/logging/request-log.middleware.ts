@@ -12,7 +12,7 @@ declare module 'express-serve-static-core' {
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * One JSON line per request (SPEC 9): id, method, route, status and duration. Written by hand
+ * One JSON line per request (docs/api.md 9): id, method, route, status and duration. Written by hand
  * rather than with pino-http so that no header, cookie or query string is ever serialized.
  */
 export function requestLog(logger: Logger) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isPublicAddress } from './public-address';
 
 /**
- * SPEC 5.2. Every expected value below is written out by hand (never derived from the
+ * docs/api.md 5.2. Every expected value below is written out by hand (never derived from the
  * code under test), so a wrong range, a wrong edge or a wrong embedded-bits offset fails.
  */
 
@@ -113,7 +113,7 @@ const IPV4_RANGES: readonly Ipv4Range[] = [
   },
 ];
 
-describe('isPublicAddress: IPv4 special-purpose ranges (SPEC 5.2)', () => {
+describe('isPublicAddress: IPv4 special-purpose ranges (docs/api.md 5.2)', () => {
   it.each(IPV4_RANGES.flatMap(({ cidr, first, last }) => [
     { address: first, where: `first address of ${cidr}` },
     { address: last, where: `last address of ${cidr}` },

@@ -6,14 +6,14 @@ type IPv6 = ipaddr.IPv6;
 const v4 = (cidr: string) => ipaddr.IPv4.parseCIDR(cidr);
 const v6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
 
-/** SPEC 5.2: every IPv4 address outside these is public. */
+/** docs/api.md 5.2: every IPv4 address outside these is public. */
 export const IPV4_SPECIAL_PURPOSE = [
   '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
   '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15',
   '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
 ].map(v4);
 
-/** SPEC 5.2: an IPv6 address is public only inside global unicast and outside these. */
+/** docs/api.md 5.2: an IPv6 address is public only inside global unicast and outside these. */
 const IPV6_GLOBAL_UNICAST = v6('2000::/3');
 export const IPV6_SPECIAL_IN_GLOBAL = ['2001::/23', '2001:db8::/32', '3fff::/20'].map(v6);
 
@@ -41,7 +41,7 @@ const DOTTED_TAIL = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
  * An IPv6 address whose last 32 bits are written as a dotted IPv4 address, rewritten as two
  * hex groups. ipaddr.js reads '::a.b.c.d' (IPv4-compatible, which is how c-ares prints an
  * AAAA answer inside ::/96) as '::ffff:a.b.c.d' (IPv4-mapped) and would judge it by its IPv4
- * part; rewritten, it lands in ::/8 as SPEC 5.2 says. Undefined for a tail that is not four
+ * part; rewritten, it lands in ::/8 as docs/api.md 5.2 says. Undefined for a tail that is not four
  * decimal octets: no resolver or URL parser prints one, so it is refused.
  */
 function withHexTail(address: string): string | undefined {

@@ -7,7 +7,7 @@ import { type NamedUrl, type ResolutionVerdict, UrlResolution } from './url-reso
 const silent = pino({ level: 'silent' });
 
 /**
- * SPEC 5.1 rules 6 and 7, with fake resolvers: no network. Errors are shaped like the ones
+ * docs/api.md 5.1 rules 6 and 7, with fake resolvers: no network. Errors are shaped like the ones
  * Node's c-ares resolver rejects with (an Error with `code`, `syscall` and `hostname`).
  */
 
@@ -133,7 +133,7 @@ interface Case {
   readonly expected: ResolutionVerdict;
 }
 
-describe('UrlResolution rule 6: the verdict on one host, in the order of SPEC 5.1', () => {
+describe('UrlResolution rule 6: the verdict on one host, in the order of docs/api.md 5.1', () => {
   const cases: readonly Case[] = [
     // d. accepted
     { name: 'public A and public AAAA', a: PUBLIC_V4, aaaa: PUBLIC_V6, expected: ok },

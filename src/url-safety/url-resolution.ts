@@ -26,7 +26,7 @@ interface Lookup {
 }
 
 /**
- * SPEC 5.1 rules 6 and 7: every distinct host of a request is resolved once (A and AAAA in
+ * docs/api.md 5.1 rules 6 and 7: every distinct host of a request is resolved once (A and AAAA in
  * parallel), all concurrently; then a non-public answer beats a resolver failure, which beats
  * "no address". Across URLs, any 400 beats a 503. Messages never show the addresses.
  */

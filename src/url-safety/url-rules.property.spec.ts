@@ -34,8 +34,8 @@ import {
 import { checkUrl } from './url-rules';
 
 /**
- * Property tests of the static URL rules (SPEC 5.1 rules 1-5) against an independent oracle of
- * SPEC 5.2 (./testing/public-address.oracle.ts: a CIDR table and bit arithmetic, no ipaddr.js).
+ * Property tests of the static URL rules (docs/api.md 5.1 rules 1-5) against an independent oracle of
+ * docs/api.md 5.2 (./testing/public-address.oracle.ts: a CIDR table and bit arithmetic, no ipaddr.js).
  * The generators keep the address or name they meant; the oracle judges that, and production
  * must agree on every spelling of it.
  *
@@ -83,7 +83,7 @@ const accepted = (host: AcceptedHost, href: string) =>
 /** What the WHATWG parser itself makes of a host: the generators must mean what they say. */
 const parsedHost = (hostText: string) => new URL(`https://${hostText}/`).host;
 
-describe('the oracle (SPEC 5.2 written as a table) is itself right', () => {
+describe('the oracle (docs/api.md 5.2 written as a table) is itself right', () => {
   it.each([
     ['0.0.0.0', false], ['0.255.255.255', false], ['1.0.0.0', true], ['8.8.8.8', true],
     ['9.255.255.255', true], ['10.0.0.0', false], ['10.255.255.255', false], ['11.0.0.0', true],
@@ -158,7 +158,7 @@ describe('the oracle (SPEC 5.2 written as a table) is itself right', () => {
   }, TIMEOUT_MS);
 });
 
-describe('checkUrl agrees with the oracle on IP literals (SPEC 5.1 rule 5, SPEC 5.2)', () => {
+describe('checkUrl agrees with the oracle on IP literals (docs/api.md 5.1 rule 5, docs/api.md 5.2)', () => {
   it('an IPv4 literal in any spelling the parser accepts is accepted iff its address is public, and stored as dotted decimal', () => {
     holds(
       fc.property(ipv4Spelling(), urlTail, ({ truth, text }, tail) => {
@@ -191,7 +191,7 @@ describe('checkUrl agrees with the oracle on IP literals (SPEC 5.1 rule 5, SPEC 
   }, TIMEOUT_MS);
 });
 
-describe('checkUrl on what surrounds the host (SPEC 5.1 rules 1-3)', () => {
+describe('checkUrl on what surrounds the host (docs/api.md 5.1 rules 1-3)', () => {
   it('userinfo naming a user or a password is refused, on hosts that are accepted without it', () => {
     holds(
       fc.property(acceptedHost, userinfo, urlTail, (host, info, tail) => {
@@ -245,7 +245,7 @@ describe('checkUrl on what surrounds the host (SPEC 5.1 rules 1-3)', () => {
   }, TIMEOUT_MS);
 });
 
-describe('checkUrl on host names (SPEC 5.1 rule 4)', () => {
+describe('checkUrl on host names (docs/api.md 5.1 rule 4)', () => {
   it('a name with a dot and no special-use suffix is accepted and handed to DNS as its lower-case ASCII hostname', () => {
     holds(
       fc.property(allowedName, urlTail, ({ truth, text }, tail) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkUrl } from './url-rules';
 
 /**
- * SPEC 5.1 rules 1-5. The WHATWG parser normalizes IP literals, so every spelling is judged by
+ * docs/api.md 5.1 rules 1-5. The WHATWG parser normalizes IP literals, so every spelling is judged by
  * the address it means, and the stored value is the parser's href. Messages are written out
  * here (not imported) so that a changed message is a visible change of the contract.
  */

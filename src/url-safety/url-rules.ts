@@ -2,7 +2,7 @@ import { isPublicAddress } from './public-address';
 
 export const MAX_URL_LENGTH = 2048;
 
-/** The static verdict on one URL (SPEC 5.1 rules 1-5): no network involved. */
+/** The static verdict on one URL (docs/api.md 5.1 rules 1-5): no network involved. */
 export type UrlCheck =
   | { readonly ok: true; readonly href: string; readonly hostname?: string }
   | { readonly ok: false; readonly problem: string };
@@ -16,7 +16,7 @@ const fail = (problem: string): UrlCheck => ({ ok: false, problem });
 export const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
 
 /**
- * Rules 1-5 of SPEC 5.1. One WHATWG parse decides everything; its `href` is what is stored.
+ * Rules 1-5 of docs/api.md 5.1. One WHATWG parse decides everything; its `href` is what is stored.
  * When the host is a name, `hostname` is returned for resolution (rule 6); an IP literal is
  * judged here and needs none.
  */

@@ -86,7 +86,7 @@ describe('CreateWebhookBodyPipe', () => {
     expect(create({ url: U, transaction: {}, card: {} }).draft.events).toEqual({});
   });
 
-  describe('which 400 code (SPEC 5)', () => {
+  describe('which 400 code (docs/api.md 5)', () => {
     it.each([
       ['off the pattern', { name: 'Bad Name', url: U }],
       ['too long', { name: 'a'.repeat(65), url: U }],

@@ -9,7 +9,7 @@ import { draftOf, fieldsOfBody, patchOf } from './webhook.mapper';
 import { CheckedUrl, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
 
 /*
- * The validation of SPEC 5 before any database or DNS work, in one place. A request breaking
+ * The validation of docs/api.md 5 before any database or DNS work, in one place. A request breaking
  * several rules gets the code of the first kind it breaks: the name (`invalid name`), then the
  * shape (`bad request`), then the static URL rules (`invalid url`); `message` names every
  * offending field of that kind.
@@ -62,7 +62,7 @@ export class WebhookPatchBodyPipe implements PipeTransform<unknown, WebhookPatch
 
 const toDraft = (dto: WebhookUrlsDto): WebhookDraft => draftOf(checkUrls(fieldsOfBody<string>(dto)));
 
-/** The static URL rules (SPEC 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
+/** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
 function checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {
   const problems: string[] = [];
   const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** The per-event URLs a webhook may have, by their dotted names (SPEC 5, seed "Events"). */
+/** The per-event URLs a webhook may have, by their dotted names (docs/api.md 5, seed "Events"). */
 export const EVENT_FIELDS = [
   'transaction.created',
   'transaction.updated',
@@ -53,5 +53,5 @@ export interface WebhookBody {
   user?: { updated?: string };
 }
 
-/** A signing secret: `whsec_` and the base64 of 32 random bytes (SPEC 5). */
+/** A signing secret: `whsec_` and the base64 of 32 random bytes (docs/api.md 5). */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

@@ -18,7 +18,7 @@ export type InsertOutcome = 'created' | 'name conflict' | 'limit reached';
  * Every write is one transaction that starts by locking the organization's row in
  * `webhook_sources` (creating it when a webhook is about to be added), so the writes of one
  * organization are serialized on every instance: the cap and the name check see the truth,
- * and deleting the last webhook removes the source row atomically (SPEC 5).
+ * and deleting the last webhook removes the source row atomically (docs/api.md 5).
  */
 @Injectable()
 export class WebhooksRepository {

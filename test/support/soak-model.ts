@@ -2,10 +2,10 @@
  * The model and the checker of the soak test (test/soak.e2e-spec.ts): pure logic over what the
  * clients sent and what the service answered, and over the rows left in the database.
  *
- * The contract (SPEC 5, 5.3) is written out here on its own rather than imported from src/,
+ * The contract (docs/api.md 5, 5.3) is written out here on its own rather than imported from src/,
  * so that the oracle does not share the code it judges.
  *
- * The core is a linearizability check per organization and name: every answer that SPEC
+ * The core is a linearizability check per organization and name: every answer that docs/api.md
  * allows must be explained by some order of the operations, consistent with real time (an
  * operation takes effect at one instant between the moment its request left and the moment
  * its answer arrived), in which each operation, applied to the state left by the ones before
@@ -15,7 +15,7 @@
  * answer arrives (the "just in time" form of the Wing-Gong algorithm). At the end the rows in
  * the database must be one of the states the whole history allows.
  *
- * Answers that SPEC does not allow (500, 503, 429, a 400 for a valid body...) are violations
+ * Answers that docs/api.md does not allow (500, 503, 429, a 400 for a valid body...) are violations
  * by themselves; for the search they become operations that may or may not have taken
  * effect. Requests that got no answer at all may take effect at any time after they left.
  */
@@ -72,7 +72,7 @@ export interface Answer {
   readonly body: unknown;
 }
 
-/** The statuses SPEC 5.3 allows for these requests (valid bodies, far below the cap and the rate limits, DNS up). */
+/** The statuses docs/api.md 5.3 allows for these requests (valid bodies, far below the cap and the rate limits, DNS up). */
 export const ALLOWED_STATUSES: Readonly<Record<OperationKind, readonly number[]>> = {
   create: [201, 409],
   'legacy create': [200],
@@ -83,7 +83,7 @@ export const ALLOWED_STATUSES: Readonly<Record<OperationKind, readonly number[]>
   list: [200],
 };
 
-/** The exact body of the answers that do not depend on the state (SPEC 5.3, 7). */
+/** The exact body of the answers that do not depend on the state (docs/api.md 5.3, 7). */
 const FIXED_BODIES: Partial<Record<OperationKind, Record<number, JsonObject>>> = {
   create: { 409: { code: 'name conflict' } },
   patch: { 404: { code: 'not found' } },
@@ -100,7 +100,7 @@ export function certaintyOf(answer: Answer): 'certain' | 'optional' | 'unbounded
   return answerProblem(answer) === undefined ? 'certain' : 'optional';
 }
 
-/** Why an answer is outside SPEC regardless of the state, or undefined when it is not. */
+/** Why an answer is outside docs/api.md regardless of the state, or undefined when it is not. */
 function answerProblem({ request, status, body }: Answer): string | undefined {
   if (status === null) return `no answer (${String(body)})`;
   if (!ALLOWED_STATUSES[request.kind].includes(status)) return `status ${status} is not among ${ALLOWED_STATUSES[request.kind].join(', ')}`;
@@ -111,7 +111,7 @@ function answerProblem({ request, status, body }: Answer): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The JSON shape of SPEC 5 and JSON Merge Patch (RFC 7396) over it.
+// The JSON shape of docs/api.md 5 and JSON Merge Patch (RFC 7396) over it.
 
 const href = (url: unknown): string => new URL(String(url)).href;
 
@@ -142,7 +142,7 @@ export function mergePatch(urls: Urls, patch: JsonObject): Urls {
   return { url: patch.url === undefined ? urls.url : href(patch.url), events };
 }
 
-/** How SPEC 5 shows stored URLs: `url` plus only the groups and events that are set. */
+/** How docs/api.md 5 shows stored URLs: `url` plus only the groups and events that are set. */
 export function bodyOf({ url, events }: Urls): JsonObject {
   const body: JsonObject = { url };
   for (const [group, members] of GROUPS) {
@@ -227,7 +227,7 @@ function apply(state: State, step: Step): Outcome {
       const secret = (body as JsonObject | null)?.secret;
       if (typeof secret !== 'string' || !SECRET_PATTERN.test(secret)) return refused(`200 without a valid secret: ${short(body)}`);
       if (!sameJson(withoutSecret(body), bodyOf(urls))) return refused(`200 answered ${short(withoutSecret(body))}, expected ${short(bodyOf(urls))}`);
-      // The secret is kept on update, never rotated (SPEC 5.3).
+      // The secret is kept on update, never rotated (docs/api.md 5.3).
       if (state?.secret && state.secret !== secret) return refused(`the update answered secret ${secret.slice(0, 12)}..., the webhook had ${state.secret.slice(0, 12)}...`);
       return { state: { urls, secret: state?.secret ?? secret } };
     }
@@ -370,7 +370,7 @@ function linearize(label: string, steps: readonly Step[], violations: string[]):
         continue;
       }
       if (step.certainty === 'optional') {
-        // An answer outside SPEC: the operation took effect before this answer, or never.
+        // An answer outside docs/api.md: the operation took effect before this answer, or never.
         const withIt = place(configs, inFlight, step.index, new Set());
         inFlight.delete(step.index);
         configs = dedupe([...configs.map((c) => ({ state: c.state, done: c.done.filter((i) => i !== step.index) })), ...withIt]);
@@ -422,7 +422,7 @@ export interface Listing {
   readonly text: string;
 }
 
-/** The structural rules of SPEC 5 over the rows; returns the webhooks of each organization by name. */
+/** The structural rules of docs/api.md 5 over the rows; returns the webhooks of each organization by name. */
 function checkRows(db: DatabaseSnapshot, organizations: readonly number[], names: readonly string[], violations: string[]): Map<number, Map<string, Webhook>> {
   const byOrganization = new Map<number, Map<string, Webhook>>(organizations.map((o) => [o, new Map()]));
   const sourceOrg = new Map(db.sources.map((s) => [s.id, s.organizationId]));
@@ -483,19 +483,19 @@ export interface SoakInput {
   readonly listings: readonly Listing[];
 }
 
-/** Every violation of SPEC the run shows, as one line each; empty when there is none. */
+/** Every violation of docs/api.md the run shows, as one line each; empty when there is none. */
 export function checkSoak({ organizations, names, answers, database, listings }: SoakInput): string[] {
   const violations: string[] = [];
 
-  // 1. Every answer is one SPEC allows for its request.
+  // 1. Every answer is one docs/api.md allows for its request.
   for (const answer of answers) {
     const problem = answerProblem(answer);
-    if (problem !== undefined) violations.push(`answer outside SPEC: ${problem}: ${describeAnswer(answer)}`);
+    if (problem !== undefined) violations.push(`answer outside docs/api.md: ${problem}: ${describeAnswer(answer)}`);
   }
 
   // 2. The history of every name is explained by some order of the operations. A list
   //    answer is split into one read per name; an answer without a place in the model
-  //    (a read outside SPEC, which tells nothing) is left out.
+  //    (a read outside docs/api.md, which tells nothing) is left out.
   const histories = new Map<string, Step[]>();
   const stepsOf = (organization: number, name: string): Step[] => {
     const key = `${organization}/${name}`;
@@ -520,7 +520,7 @@ export function checkSoak({ organizations, names, answers, database, listings }:
     }
   }
 
-  // 3. The rows obey SPEC 5 (source-row invariant, one webhook per name), and each name's
+  // 3. The rows obey docs/api.md 5 (source-row invariant, one webhook per name), and each name's
   //    row is one of the states its history allows, secret included.
   const stored = checkRows(database, organizations, names, violations);
   for (const organization of organizations) {

@@ -21,7 +21,7 @@ export const SESSION_COOKIE = '__Secure-auth.session_token';
 export interface TestAppOptions {
   /** The test DNS server's zone; unknown names answer NXDOMAIN. */
   zone?: Zone;
-  /** More environment variables (SPEC 2 names). */
+  /** More environment variables (docs/api.md 2 names). */
   env?: Record<string, string>;
   /**
    * Serve this database instead of a new one: another instance of the service on it. The

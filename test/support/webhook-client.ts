@@ -12,7 +12,7 @@ export const HOOK = 'https://hooks.example.com/';
 export const EVENTS = 'https://events.example.com/';
 export const OTHER = 'https://other.example.com/';
 
-/** SPEC 5: `whsec_` and the base64 of 32 bytes. */
+/** docs/api.md 5: `whsec_` and the base64 of 32 bytes. */
 export const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 export const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
 
@@ -43,7 +43,7 @@ export function webhookClient(app: () => TestApp) {
     /** Legacy delete: `DELETE /api/webhook` with the name in the body. */
     removeByBody: (m: Member, body: unknown) => http().delete('/api/webhook').set('Cookie', m.cookie).send(body as object),
     sourceRows,
-    /** SPEC 5: the organization has a source row iff it has at least one webhook. */
+    /** docs/api.md 5: the organization has a source row iff it has at least one webhook. */
     expectSourceInvariant: async (m: Member) => {
       const webhooks = await webhookRows(m);
       expect(await sourceRows(m)).toBe(webhooks > 0 ? 1 : 0);

@@ -1,14 +1,14 @@
 /**
- * An independent oracle for SPEC 5.2 ("Public address"), used only by the property tests.
+ * An independent oracle for docs/api.md 5.2 ("Public address"), used only by the property tests.
  *
  * It is deliberately NOT the production code and does not use ipaddr.js: addresses are plain
- * integers (IPv4 as `number`, IPv6 as `bigint`), the ranges are the CIDRs of SPEC 5.2 copied
+ * integers (IPv4 as `number`, IPv6 as `bigint`), the ranges are the CIDRs of docs/api.md 5.2 copied
  * as a table, and matching is bit arithmetic. The table strings are parsed here by a tiny
  * parser that only has to understand the table itself; the spec checks that parse against
  * Node's own `net.BlockList`, a third implementation.
  */
 
-/** SPEC 5.2, IPv4: every address outside these is public. */
+/** docs/api.md 5.2, IPv4: every address outside these is public. */
 export const IPV4_NOT_PUBLIC_CIDRS = [
   '0.0.0.0/8',
   '10.0.0.0/8',
@@ -27,21 +27,21 @@ export const IPV4_NOT_PUBLIC_CIDRS = [
   '240.0.0.0/4',
 ] as const;
 
-/** SPEC 5.2, IPv6 forms that embed an IPv4 address, judged by that IPv4 address. */
+/** docs/api.md 5.2, IPv6 forms that embed an IPv4 address, judged by that IPv4 address. */
 export const IPV6_EMBEDDING_IPV4 = [
   { cidr: '::ffff:0:0/96', name: 'IPv4-mapped', ipv4Bits: [96, 127] },
   { cidr: '64:ff9b::/96', name: 'NAT64', ipv4Bits: [96, 127] },
   { cidr: '2002::/16', name: '6to4', ipv4Bits: [16, 47] },
 ] as const;
 
-/** SPEC 5.2: any other IPv6 address is public iff inside this range ... */
+/** docs/api.md 5.2: any other IPv6 address is public iff inside this range ... */
 export const IPV6_GLOBAL_UNICAST_CIDR = '2000::/3';
 
 /** ... and outside these. */
 export const IPV6_NOT_PUBLIC_IN_GLOBAL_CIDRS = ['2001::/23', '2001:db8::/32', '3fff::/20'] as const;
 
 /**
- * The ranges SPEC 5.2 names as refused outside 2000::/3. Not needed for the verdict (being
+ * The ranges docs/api.md 5.2 names as refused outside 2000::/3. Not needed for the verdict (being
  * outside 2000::/3 is enough); listed so that the generators can aim at them.
  */
 export const IPV6_NAMED_NOT_PUBLIC_CIDRS = [
@@ -119,14 +119,14 @@ const in6 = (address: bigint, range: Cidr6) => address >= range.first && address
 // ---------------------------------------------------------------------------------------------
 // The verdicts
 
-/** SPEC 5.2 for an IPv4 address given as an unsigned 32-bit integer. */
+/** docs/api.md 5.2 for an IPv4 address given as an unsigned 32-bit integer. */
 export function isPublicIPv4(address: number): boolean {
   if (!Number.isInteger(address) || address < 0 || address > 0xffffffff) throw new Error(`oracle: not an IPv4 integer: ${address}`);
   return !IPV4_NOT_PUBLIC.some((range) => in4(address, range));
 }
 
 /**
- * The IPv4 address an IPv6 address embeds (SPEC 5.2), or undefined when it is none of the
+ * The IPv4 address an IPv6 address embeds (docs/api.md 5.2), or undefined when it is none of the
  * three embedding forms. Bits are numbered from the most significant (bit 0) as in RFC 3056.
  */
 export function embeddedIPv4(address: bigint): { readonly form: string; readonly ipv4: number } | undefined {
@@ -139,7 +139,7 @@ export function embeddedIPv4(address: bigint): { readonly form: string; readonly
   return undefined;
 }
 
-/** SPEC 5.2 for an IPv6 address given as an unsigned 128-bit integer. */
+/** docs/api.md 5.2 for an IPv6 address given as an unsigned 128-bit integer. */
 export function isPublicIPv6(address: bigint): boolean {
   if (address < 0n || address > MAX_V6) throw new Error(`oracle: not an IPv6 integer: ${address}`);
   const embedded = embeddedIPv4(address);

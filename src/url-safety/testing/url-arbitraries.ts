@@ -95,7 +95,7 @@ const applyCase = (text: string, mask: number) =>
 
 const aroundEdges4 = (first: number, last: number) => [first - 1, first, first + 1, last - 1, last, last + 1];
 
-/** First/last address of every range of SPEC 5.2, and their neighbours. */
+/** First/last address of every range of docs/api.md 5.2, and their neighbours. */
 export const IPV4_EDGES: readonly number[] = [
   ...new Set([0, MAX_V4, ...IPV4_NOT_PUBLIC.flatMap((range) => aroundEdges4(range.first, range.last))]),
 ]
@@ -196,7 +196,7 @@ export const IPV6_RANGES: readonly Cidr6[] = [
   ...IPV6_NAMED_NOT_PUBLIC,
 ];
 
-/** First/last address of every IPv6 range named in SPEC 5.2, and their neighbours. */
+/** First/last address of every IPv6 range named in docs/api.md 5.2, and their neighbours. */
 export const IPV6_EDGES: readonly bigint[] = [
   ...new Set([0n, 1n, MAX_V6, ...IPV6_RANGES.flatMap((r) => [r.first - 1n, r.first, r.first + 1n, r.last - 1n, r.last, r.last + 1n])]),
 ].filter((address) => address >= 0n && address <= MAX_V6);
@@ -270,7 +270,7 @@ export const ipv6Spelling = (address: fc.Arbitrary<bigint> = ipv6Address): fc.Ar
 // ---------------------------------------------------------------------------------------------
 // Host names (ground truth: the lower-case ASCII name, with its trailing dot if any)
 
-/** SPEC 5.1 rule 4, copied here rather than imported from production. */
+/** docs/api.md 5.1 rule 4, copied here rather than imported from production. */
 export const SPECIAL_USE_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.onion', '.invalid', '.alt'] as const;
 
 /** Rule 4 for a lower-case ASCII name: may it go to DNS at all? */
@@ -367,7 +367,7 @@ export const scheme: fc.Arbitrary<string> = fc.oneof(
 /** What may follow "scheme:" and still reach the authority of a special scheme. */
 export const schemeSeparator: fc.Arbitrary<string> = fc.constantFrom('//', '/', '', '///', '\\\\', '/\\', '\\/');
 
-/** A Unicode \p{C}, \p{Z} or \s character (SPEC 5.1 rule 1), biased toward the usual suspects. */
+/** A Unicode \p{C}, \p{Z} or \s character (docs/api.md 5.1 rule 1), biased toward the usual suspects. */
 const INVISIBLE_CLASS = /^[\p{C}\p{Z}\s]$/u;
 export const invisibleChar: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** SPEC 3 and 5: identity, cards and webhooks (SQLite). */
+/** docs/api.md 3 and 5: identity, cards and webhooks (SQLite). */
 export class InitialSchema1795342000000 implements MigrationInterface {
   name = 'InitialSchema1795342000000';
 
