@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import type { CardStatus } from '../src/cards/entities/card.entity';
 import { hashToken } from '../src/crypto/opaque-token';
 import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
+import { rawExchange } from './support/raw-http';
 
 /*
  * docs/api.md 4 (card provisioning) and 6: `GET /api/card/provisioning` answers only a live
@@ -160,6 +162,39 @@ describeEachDatabase('card provisioning', (kind) => {
     it('accepts the scheme in upper case', async () => {
       const { h, card } = await holderWithCard();
       expectAnswer(await get({ Authorization: `BEARER ${h.token}` }), ok(card));
+    });
+  });
+
+  describe('exactly one Authorization header (raw connections)', () => {
+    let port: number;
+    beforeAll(async () => {
+      await t.app.listen(0, '127.0.0.1');
+      port = (t.app.getHttpServer().address() as AddressInfo).port;
+    });
+
+    const twoHeaders = (first: string, second: string) =>
+      `GET ${PROVISIONING} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${first}\r\nAuthorization: ${second}\r\nConnection: close\r\n\r\n`;
+
+    it('answers 401 to a live bearer token followed by a second, Basic Authorization header', async () => {
+      const { h } = await holderWithCard();
+      const res = await rawExchange(port, twoHeaders(`Bearer ${h.token}`, 'Basic abc'));
+      expect({ status: res.status, body: JSON.parse(res.body) as unknown, cacheControl: res.headers['cache-control'] }).toEqual({
+        status: 401,
+        body: { code: 'unauthorized' },
+        cacheControl: 'no-store',
+      });
+    });
+
+    it('answers 401 to a live bearer token sent twice', async () => {
+      const { h } = await holderWithCard();
+      const res = await rawExchange(port, twoHeaders(`Bearer ${h.token}`, `Bearer ${h.token}`));
+      expect(res.status).toBe(401);
+    });
+
+    it('answers 200 to the same live bearer token sent once on a raw connection', async () => {
+      const { h, card } = await holderWithCard();
+      const res = await rawExchange(port, `GET ${PROVISIONING} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${h.token}\r\nConnection: close\r\n\r\n`);
+      expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({ status: 200, body: { id: card.provisioningId, secret: card.provisioningSecret } });
     });
   });
 

@@ -36,7 +36,7 @@ export class AuthGuard implements CanActivate {
         req.caller = await this.authenticator.session(req.headers, policy.roles);
         return true;
       case 'wallet-extension':
-        req.caller = await this.authenticator.walletExtension(req.headers);
+        req.caller = await this.authenticator.walletExtension(req);
         return true;
       default:
         throw Errors.unauthorized();

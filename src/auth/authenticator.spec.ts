@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { requestWith } from './testing/request-with';
 import { describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../common/testing/domain-errors';
 import type { Role } from '../identity/entities/member.entity';
@@ -104,19 +105,19 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
 describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () => {
   it('returns the wallet caller for a valid bearer token', async () => {
     const { authenticator } = authenticatorWith([], 42);
-    expect(await authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` })).toEqual({ kind: 'wallet-extension', userId: 42 });
+    expect(await authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({ kind: 'wallet-extension', userId: 42 });
   });
 
   it('asks the repository for a wallet_extension token by its hash, never the token', async () => {
     const { authenticator, repository } = authenticatorWith([], 42);
-    await authenticator.walletExtension({ authorization: `bearer ${TOKEN}` });
+    await authenticator.walletExtension(requestWith({ authorization: `bearer ${TOKEN}` }));
     expect(repository.findAccessTokenUser.mock.calls).toEqual([[TOKEN_HASH, 'wallet_extension']]);
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
   });
 
   it('answers 401 unauthorized for an unknown token', async () => {
     const { authenticator } = authenticatorWith([], undefined);
-    expect(await rejectionOf(authenticator.walletExtension({ authorization: `Bearer ${TOKEN}` }))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` })))).toEqual(UNAUTHORIZED);
   });
 
   it.each<[string, IncomingHttpHeaders]>([
@@ -129,7 +130,7 @@ describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () 
     ['an extra segment', { authorization: `Bearer ${TOKEN} x` }],
   ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
     const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }], 42);
-    expect(await rejectionOf(authenticator.walletExtension(headers))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.walletExtension(requestWith(headers)))).toEqual(UNAUTHORIZED);
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
   });

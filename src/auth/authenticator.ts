@@ -5,7 +5,7 @@ import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
 import { IdentityRepository } from '../identity/identity.repository';
 import type { SessionCaller, WalletCaller } from './auth-policy';
-import { sessionTokenOf, walletTokenOf } from './credentials';
+import { CredentialSource, sessionTokenOf, walletTokenOf } from './credentials';
 
 /** Turns request credentials into a caller, or the error docs/api.md 4 gives, in docs/api.md 4's order. */
 @Injectable()
@@ -26,8 +26,8 @@ export class Authenticator {
   }
 
   /** 401 unless a live wallet-extension token is the only credential. */
-  async walletExtension(headers: IncomingHttpHeaders): Promise<WalletCaller> {
-    const token = walletTokenOf(headers);
+  async walletExtension(request: CredentialSource): Promise<WalletCaller> {
+    const token = walletTokenOf(request);
     if (token === undefined) throw Errors.unauthorized();
     const userId = await this.identities.findAccessTokenUser(hashToken(token), 'wallet_extension');
     if (userId === undefined) throw Errors.unauthorized();

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { requestWith } from './testing/request-with';
 import { describe, expect, it } from 'vitest';
 import { sessionTokenOf, walletTokenOf } from './credentials';
 
@@ -65,7 +66,7 @@ describe('walletTokenOf', () => {
     ['BEARER', `BEARER ${TOKEN}`],
     ['bEaReR', `bEaReR ${TOKEN}`],
   ])('accepts the scheme written %s', (_, authorization) => {
-    expect(walletTokenOf({ authorization })).toBe(TOKEN);
+    expect(walletTokenOf(requestWith({ authorization }))).toBe(TOKEN);
   });
 
   it.each([
@@ -88,7 +89,7 @@ describe('walletTokenOf', () => {
     ['a newline after the token', `Bearer ${TOKEN}\n`],
   ])('gives undefined for %s', (_, authorization) => {
     const headers: IncomingHttpHeaders = authorization === undefined ? {} : { authorization };
-    expect(walletTokenOf(headers)).toBeUndefined();
+    expect(walletTokenOf(requestWith(headers))).toBeUndefined();
   });
 
   it.each([
@@ -99,10 +100,22 @@ describe('walletTokenOf', () => {
     ['an empty sessionid header', { sessionid: '' }],
     ['both', { cookie: 'a=b', sessionid: 'abc' }],
   ])('gives undefined for a valid bearer beside %s', (_, extra) => {
-    expect(walletTokenOf({ authorization: `Bearer ${TOKEN}`, ...extra })).toBeUndefined();
+    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, ...extra }))).toBeUndefined();
+  });
+
+  it.each([
+    ['a second, Basic one after it', ['Authorization', 'Basic abc']],
+    ['a second bearer with the same token', ['Authorization', `Bearer ${TOKEN}`]],
+    ['a second, empty one', ['authorization', '']],
+  ])('gives undefined for a valid bearer followed by %s (exactly one Authorization header)', (_, second) => {
+    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}` }, second))).toBeUndefined();
+  });
+
+  it('gives undefined when only raw headers show the Authorization header (not one of the request)', () => {
+    expect(walletTokenOf({ headers: { authorization: `Bearer ${TOKEN}` }, rawHeaders: [] })).toBeUndefined();
   });
 
   it('ignores unrelated headers beside a valid bearer', () => {
-    expect(walletTokenOf({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' })).toBe(TOKEN);
+    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' }))).toBe(TOKEN);
   });
 });
