@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../src/config/app-config';
 import { CaresHostResolver } from '../src/url-safety/host-resolver';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
@@ -34,3 +34,42 @@ it(
   },
   HISTORY_MS + 30_000,
 );
+
+describe('DNS_TIMEOUT_MS is a deadline for the whole lookup, against resolvers that never answer', () => {
+  const TIMEOUT_MS = 1000;
+  /** Scheduling slack on a busy two-core machine; c-ares alone took about 2x the timeout. */
+  const SLACK_MS = 150;
+  let silent: TestDnsServer[];
+  beforeAll(async () => {
+    silent = await Promise.all([startDnsServer({ [FAST]: 'TIMEOUT' }), startDnsServer({ [FAST]: 'TIMEOUT' })]);
+  });
+  afterAll(() => Promise.all(silent.map((server) => server.close())));
+
+  async function timedFailure(servers: string[], lookup: 'resolve4' | 'resolve6'): Promise<{ code: unknown; elapsedMs: number }> {
+    const resolver = new CaresHostResolver(
+      loadAppConfig({ DNS_SERVERS: servers.join(','), DNS_TIMEOUT_MS: String(TIMEOUT_MS), SECRET_KEY: Buffer.alloc(32).toString('base64') }),
+    );
+    const started = performance.now();
+    const error = await resolver[lookup](FAST).then(
+      () => ({ code: 'answered' }),
+      (reason: { code?: unknown }) => reason,
+    );
+    return { code: error.code, elapsedMs: performance.now() - started };
+  }
+
+  it.each(['resolve4', 'resolve6'] as const)('fails %s with ETIMEOUT within DNS_TIMEOUT_MS with one server', async (lookup) => {
+    const { code, elapsedMs } = await timedFailure([silent[0].address], lookup);
+    expect(code).toBe('ETIMEOUT');
+    expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+  });
+
+  it('fails with ETIMEOUT within DNS_TIMEOUT_MS with two servers', async () => {
+    const { code, elapsedMs } = await timedFailure(
+      silent.map((server) => server.address),
+      'resolve4',
+    );
+    expect(code).toBe('ETIMEOUT');
+    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+  });
+});
