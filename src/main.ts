@@ -13,6 +13,7 @@ async function bootstrap(): Promise<void> {
   // Validated before anything else, so that a bad variable is one clear line.
   const config = loadAppConfig();
   const logger = createPino(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
   // abortOnError false: a failed start (say, no database) reaches the catch below, instead of
   // Nest exiting on its own.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new ApiExpressAdapter(config.requestTimeoutMs), {

@@ -238,6 +238,14 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
   });
 
   describe('wallet-token revoke', () => {
+    it('--token - reads the token from standard input', async () => {
+      const { token } = await succeeds(['wallet-token', 'create', '--user', String(await newUser())]);
+      const result = await runCli(['wallet-token', 'revoke', '--token', '-'], env, undefined, `${token as string}\n`);
+      expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({ code: 0, stdout: '{"revoked":true}' });
+      const [row] = await query(db, 'SELECT revoked_at FROM access_tokens WHERE token_hash = ?', [hashToken(token as string)]);
+      expect(row.revoked_at).not.toBeNull();
+    });
+
     it('prints {"revoked":true} and marks the token revoked', async () => {
       const { token } = await succeeds(['wallet-token', 'create', '--user', String(await newUser())]);
       expect(await succeeds(['wallet-token', 'revoke', '--token', token as string])).toEqual({ revoked: true });
@@ -274,6 +282,17 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
     });
 
     const provisioning = (token: string) => fetch(`${base}/api/card/provisioning`, { headers: { Authorization: `Bearer ${token}` } });
+
+    it('card create --provisioning-secret - reads the secret from standard input; the card provisions exactly it', async () => {
+      const user = await newMember();
+      const secret = `pss-${randomBytes(24).toString('base64url')}`;
+      const args = ['card', 'create', '--user', String(user), '--org', String(org), '--issuer', String(issuer), '--provisioning-id', 'prov-stdin', '--provisioning-secret', '-'];
+      const result = await runCli(args, env, undefined, `${secret}\n`);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.stringify(await cardRow((JSON.parse(result.stdout) as Row).id as number))).not.toContain(secret);
+      const { token } = await succeeds(['wallet-token', 'create', '--user', String(user)]);
+      expect(await (await provisioning(token as string)).json()).toEqual({ id: 'prov-stdin', secret });
+    });
 
     /** A fresh member with a card created through the CLI with credentials, and a wallet token. */
     async function cardHolder(): Promise<{ card: number; token: string; provisioningId: string; secret: string }> {

@@ -169,6 +169,16 @@ describeEachDatabase('operator CLI', (kind) => {
       expect(printed).toEqual({ token: expect.stringMatching(TOKEN), expiresAt: expect.stringMatching(ISO_8601) });
     });
 
+    it('session revoke --token - reads the token from standard input', async () => {
+      const { token } = succeeded(await cli('session', 'create', '--user', String(userId)));
+      expect(succeeded(await runCli(['session', 'revoke', '--token', '-'], env, undefined, `${token as string}\n`))).toEqual({ revoked: true });
+      failed(await runCli(['session', 'revoke', '--token', '-'], env, undefined, `${unknownToken()}\n`));
+    });
+
+    it('session revoke --token - with nothing on standard input fails as a usage error', async () => {
+      expect(failed(await runCli(['session', 'revoke', '--token', '-'], env, undefined, '')).code).toBe('usage');
+    });
+
     it('session revoke prints {"revoked":true}, and again for an already revoked token', async () => {
       expect(succeeded(await cli('session', 'revoke', '--token', sessionToken))).toEqual({ revoked: true });
       expect(succeeded(await cli('session', 'revoke', '--token', sessionToken))).toEqual({ revoked: true });

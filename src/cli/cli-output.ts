@@ -33,6 +33,19 @@ export function parseSeconds(value: string): number {
   return Number(value);
 }
 
+/**
+ * A secret option's value: `-` reads it from standard input instead (up to the end, one
+ * trailing line break dropped), so that it appears neither in `ps` nor in shell history.
+ */
+export async function secretArgument(value: string): Promise<string> {
+  if (value !== '-') return value;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (text.trim() === '') throw new UsageError('standard input (given as -) is empty');
+  return text;
+}
+
 export function parseText(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must not be empty');
   return value;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -242,6 +242,25 @@ describe('loadAppConfig secret keys', () => {
     it('creates the key file with mode 0600', () => {
       loadAppConfig({}, cwd);
       expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
+    });
+
+    it('creates data/ with mode 0700', () => {
+      loadAppConfig({}, cwd);
+      expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700);
+    });
+
+    it('has no start-up warning for a key file only its owner can read', () => {
+      loadAppConfig({}, cwd);
+      expect(loadAppConfig({}, cwd).warnings).toEqual([]);
+    });
+
+    it.each([0o640, 0o644, 0o604, 0o660])('warns at start about a key file of mode %o, naming the file and the fix', (mode) => {
+      loadAppConfig({}, cwd);
+      chmodSync(keyFile(), mode);
+      const { warnings } = loadAppConfig({}, cwd);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(keyFile());
+      expect(warnings[0]).toContain('chmod 600');
     });
 
     it('writes the base64 of 32 bytes, which is the current key', () => {

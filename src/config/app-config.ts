@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, parseEnvironment } from './environment';
-import { decodeKey, readOrCreateKeyFile } from './secret-key';
+import { decodeKey, keyFileExposure, readOrCreateKeyFile } from './secret-key';
 
 export type DatabaseConfig =
   | {
@@ -57,6 +57,8 @@ export class AppConfig {
   /** Origins whose pages may send state-changing webhook requests (exact `scheme://host[:port]`). */
   readonly allowedOrigins: readonly string[];
   readonly rateLimits: RateLimits;
+  /** What the start-up log must warn about (a key file others can read). */
+  readonly warnings: readonly string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -69,6 +71,7 @@ const DEFAULT_KEY_FILE = 'data/secret.key';
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const e = parseEnvironment(env);
   const production = e.NODE_ENV === 'production';
+  const warnings: string[] = [];
   const database = parseDatabaseUrl(e.DATABASE_URL ?? DEFAULT_DATABASE_URL, cwd, {
     poolSize: e.DB_POOL_SIZE ?? 10,
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS ?? 2000,
@@ -84,7 +87,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     dnsServers: e.DNS_SERVERS === undefined ? undefined : parseDnsServers(e.DNS_SERVERS),
     dnsTimeoutMs: e.DNS_TIMEOUT_MS ?? 2000,
     secretKeys: {
-      current: currentKey(e.SECRET_KEY, production, cwd),
+      current: currentKey(e.SECRET_KEY, production, cwd, warnings),
       previous: (e.PREVIOUS_SECRET_KEYS ?? '')
         .split(',')
         .filter((k) => k.trim() !== '')
@@ -101,6 +104,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
       redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     },
+    warnings,
   });
 }
 
@@ -147,10 +151,15 @@ function parseDnsServers(value: string): string[] {
   });
 }
 
-function currentKey(secretKey: string | undefined, production: boolean, cwd: string): Buffer {
+/** Production takes its key only from SECRET_KEY, never from a file. */
+function currentKey(secretKey: string | undefined, production: boolean, cwd: string, warnings: string[]): Buffer {
   if (secretKey !== undefined) return decodeKey('SECRET_KEY', secretKey);
   if (production) throw new ConfigError('SECRET_KEY', 'required when NODE_ENV=production (base64 of 32 bytes)');
-  return readOrCreateKeyFile(resolve(cwd, DEFAULT_KEY_FILE));
+  const path = resolve(cwd, DEFAULT_KEY_FILE);
+  const key = readOrCreateKeyFile(path);
+  const exposure = keyFileExposure(path);
+  if (exposure !== undefined) warnings.push(exposure);
+  return key;
 }
 
 function parseOrigins(value: string): string[] {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDirectory } from '../common/private-directory';
 import { ConfigError } from './environment';
 
 const KEY_BYTES = 32;
@@ -13,13 +14,20 @@ export function decodeKey(variable: string, base64: string): Buffer {
   return key;
 }
 
+/** Why a key file is not private enough (group or others may read or write it), or undefined. */
+export function keyFileExposure(path: string): string | undefined {
+  const mode = statSync(path).mode & 0o777;
+  return (mode & 0o077) === 0 ? undefined : `the key file ${path} has mode ${mode.toString(8).padStart(4, '0')}: others than its owner can read or change it (chmod 600)`;
+}
+
 /**
- * The development key file (docs/api.md 9): created once with mode 0600 and read back by every later
- * start. Several instances may start at once on a fresh directory, so the file is written
- * aside and hard-linked into place, which either wins atomically or finds the winner's file.
+ * The development key file (docs/api.md 9): created once with mode 0600 (in a 0700 directory)
+ * and read back by every later start. Several instances may start at once on a fresh
+ * directory, so the file is written aside and hard-linked into place, which either wins
+ * atomically or finds the winner's file.
  */
 export function readOrCreateKeyFile(path: string): Buffer {
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDirectory(dirname(path));
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(aside, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   try {

@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { dirname } from 'node:path';
 import { AppConfig } from '../config/app-config';
+import { makePrivateDirectory } from '../common/private-directory';
 import { Database } from './database';
 import { dataSourceOptions } from './data-source-options';
 import { Migrator } from './migrator';
@@ -10,7 +12,11 @@ import { Migrator } from './migrator';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.database), autoLoadEntities: true, retryAttempts: 0 }),
+      useFactory: (config: AppConfig) => {
+        // The SQLite file's directory is private, like the key file's (data/ by default).
+        if (config.database.type === 'sqlite' && config.database.path !== ':memory:') makePrivateDirectory(dirname(config.database.path));
+        return { ...dataSourceOptions(config.database), autoLoadEntities: true, retryAttempts: 0 };
+      },
     }),
   ],
   providers: [Database, Migrator],

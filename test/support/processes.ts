@@ -9,12 +9,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built operator CLI (`node dist/cli.js ...`) with this environment. */
-export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+/** Runs the built operator CLI (`node dist/cli.js ...`) with this environment; `input` goes to its standard input. */
+export function runCli(args: string[], env: Record<string, string>, cwd?: string, input = ''): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(DIST, 'cli.js'), ...args], { env: { PATH: process.env.PATH, ...env }, cwd }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [join(DIST, 'cli.js'), ...args], { env: { PATH: process.env.PATH, ...env }, cwd }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
+    child.stdin!.end(input);
   });
 }
 

@@ -1,7 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CardsService } from '../../cards/cards.service';
 import { CARD_STATUSES, CardStatus } from '../../cards/entities/card.entity';
-import { parseChoice, parseId, parseText, printResult, UsageError } from '../cli-output';
+import { parseChoice, parseId, parseText, printResult, secretArgument, UsageError } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 
@@ -28,7 +28,8 @@ export class CardCreateCommand extends OperatorCommand {
     if (given !== 0 && given !== 3) {
       throw new UsageError('--issuer, --provisioning-id and --provisioning-secret go together');
     }
-    const issuance = issuer === undefined ? undefined : { issuerId: issuer, provisioningId: provisioningId!, provisioningSecret: provisioningSecret! };
+    const issuance =
+      issuer === undefined ? undefined : { issuerId: issuer, provisioningId: provisioningId!, provisioningSecret: await secretArgument(provisioningSecret!) };
     printResult({ id: await this.cards.createCard(user, org, status ?? 'active', issuance) });
   }
 
@@ -57,7 +58,7 @@ export class CardCreateCommand extends OperatorCommand {
     return parseText(value);
   }
 
-  @Option({ flags: '--provisioning-secret <secret>', description: 'push-provisioning secret (stored encrypted)' })
+  @Option({ flags: '--provisioning-secret <secret>', description: 'push-provisioning secret (stored encrypted); - reads it from standard input' })
   parseProvisioningSecret(value: string): string {
     return parseText(value);
   }

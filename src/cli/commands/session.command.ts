@@ -1,6 +1,6 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { DEFAULT_SESSION_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
-import { parseId, parseSeconds, parseText, printResult } from '../cli-output';
+import { parseId, parseSeconds, parseText, printResult, secretArgument } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 
@@ -38,11 +38,11 @@ export class SessionRevokeCommand extends OperatorCommand {
   }
 
   async run(_: string[], { token }: { token: string }): Promise<void> {
-    await this.identity.revokeSession(token);
+    await this.identity.revokeSession(await secretArgument(token));
     printResult({ revoked: true });
   }
 
-  @Option({ flags: '--token <token>', description: 'the session token', required: true })
+  @Option({ flags: '--token <token>', description: 'the session token; - reads it from standard input', required: true })
   parseToken(value: string): string {
     return parseText(value);
   }

@@ -1,6 +1,6 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { DEFAULT_WALLET_TOKEN_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
-import { parseId, parseSeconds, parseText, printResult } from '../cli-output';
+import { parseId, parseSeconds, parseText, printResult, secretArgument } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 
@@ -33,11 +33,11 @@ export class WalletTokenRevokeCommand extends OperatorCommand {
   }
 
   async run(_: string[], { token }: { token: string }): Promise<void> {
-    await this.identity.revokeWalletToken(token);
+    await this.identity.revokeWalletToken(await secretArgument(token));
     printResult({ revoked: true });
   }
 
-  @Option({ flags: '--token <token>', description: 'the wallet token', required: true })
+  @Option({ flags: '--token <token>', description: 'the wallet token; - reads it from standard input', required: true })
   parseToken(value: string): string {
     return parseText(value);
   }
