@@ -62,17 +62,27 @@ export class Database implements SqlExecutor {
 
   execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     if (this.mysql) return this.connectedPool().run((db) => db.execute(sql, params));
-    return this.withSqliteRunner((db) => db.execute(sql, params));
+    return this.inSqliteTurn(() => this.withSqliteRunner((db) => db.execute(sql, params)));
   }
 
   insert(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     if (this.mysql) return this.connectedPool().run((db) => db.insert(sql, params));
-    return this.withSqliteRunner((db) => db.insert(sql, params));
+    return this.inSqliteTurn(() => this.withSqliteRunner((db) => db.insert(sql, params)));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().transaction(work));
-    const run = this.sqliteQueue.then(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
+    return this.inSqliteTurn(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
+  }
+
+  /**
+   * SQLite's writes take turns: on TypeORM's one shared connection, a write made while another
+   * caller's transaction is open would become part of it (and roll back with it). Inside a
+   * transaction, use its `tx`, never this object: a write through here would wait for the
+   * transaction it is part of.
+   */
+  private inSqliteTurn<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.sqliteQueue.then(write);
     this.sqliteQueue = run.catch(() => undefined);
     return run;
   }
