@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, get, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -176,6 +176,26 @@ describe('outside production without SECRET_KEY', () => {
     const path = join(cwd, 'data', 'platform-api.sqlite');
     expect(existsSync(path)).toBe(true);
     expect(readFileSync(path).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+  });
+
+  it('creates data/ with mode 0700', () => {
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700);
+  });
+
+  it('logs a warning at start, naming the file and the fix, when others can read the key file', async () => {
+    await servers.killAll();
+    chmodSync(join(cwd, 'data', 'secret.key'), 0o644);
+    try {
+      const again = await servers.start({ LOG_LEVEL: 'warn' }, cwd);
+      await healthy(again);
+      // the log is flushed at least every second
+      for (let waited = 0; waited < 3000 && !again.output.join('').includes('chmod 600'); waited += 100) await new Promise((r) => setTimeout(r, 100));
+      const warning = again.output.join('').split('\n').find((line) => line.includes('chmod 600'));
+      expect(warning, again.output.join('')).toBeDefined();
+      expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', msg: expect.stringContaining(join(cwd, 'data', 'secret.key')) });
+    } finally {
+      chmodSync(join(cwd, 'data', 'secret.key'), 0o600);
+    }
   });
 
   it('reuses data/secret.key on the next start', async () => {
