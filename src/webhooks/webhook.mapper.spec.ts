@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toWebhookBody, webhookListJson } from './webhook.mapper';
+import { columnsOfPatch, columnsOfStored, draftOf, fieldsOfBody, patchOf, storedOf, storedOfRow, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
 import { newSigningSecret, StoredWebhook } from './webhook.model';
 
 const U = 'https://hooks.example.com/';
@@ -100,5 +100,60 @@ describe('newSigningSecret', () => {
 
   it('is different each time', () => {
     expect(new Set(Array.from({ length: 100 }, () => newSigningSecret())).size).toBe(100);
+  });
+});
+
+const checked = (href: string) => ({ href, hostname: new URL(href).hostname });
+
+describe('fieldsOfBody', () => {
+  it('lists url, then each event that is given, by its dotted field', () => {
+    expect(fieldsOfBody<string>({ url: U, transaction: { completed: `${U}t-c` }, user: { updated: `${U}u` } })).toEqual([
+      ['url', U],
+      ['transaction.completed', `${U}t-c`],
+      ['user.updated', `${U}u`],
+    ]);
+  });
+
+  it('turns a null group into a null for each of its events (a patch clearing the group)', () => {
+    expect(fieldsOfBody<string | null>({ transaction: null })).toEqual([
+      ['transaction.created', null],
+      ['transaction.updated', null],
+      ['transaction.completed', null],
+    ]);
+  });
+
+  it('gives nothing for an empty group', () => {
+    expect(fieldsOfBody<string>({ url: U, card: {} })).toEqual([['url', U]]);
+  });
+});
+
+describe('draft and patch to columns', () => {
+  it('writes every URL column of a draft, null where no event is set', () => {
+    const draft = draftOf([['url', checked(U)], ['card.updated', checked(`${U}c`)]]);
+    expect(columnsOfStored(storedOf(draft))).toEqual({
+      url: U,
+      transaction_created_url: null,
+      transaction_updated_url: null,
+      transaction_completed_url: null,
+      card_updated_url: `${U}c`,
+      user_updated_url: null,
+    });
+  });
+
+  it('writes only the columns a patch changes, null for a cleared event', () => {
+    const patch = patchOf([['user.updated', null], ['transaction.created', checked(`${U}t-n`)]]);
+    expect(columnsOfPatch(patch)).toEqual({ user_updated_url: null, transaction_created_url: `${U}t-n` });
+  });
+
+  it('resolves only the URLs a patch sets, not the ones it clears', () => {
+    const patch = patchOf([['url', checked(U)], ['user.updated', null]]);
+    expect(urlsOf(patch)).toEqual([['url', checked(U)]]);
+  });
+});
+
+describe('storedOfRow', () => {
+  it('reads the name, url and the event columns that are set, and nothing else', () => {
+    const row = { name: 'a', url: U, transaction_created_url: null, card_updated_url: `${U}c`, user_updated_url: null, secret: 'never' };
+    expect(storedOfRow(row)).toEqual({ name: 'a', url: U, events: { 'card.updated': `${U}c` } });
   });
 });
