@@ -4,6 +4,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadAppConfig } from './src/config/app-config';
+import { SecretBox } from './src/crypto/secret-box';
 import { dataSourceOptions } from './src/database/data-source-options';
 
-export default new DataSource({ ...dataSourceOptions(loadAppConfig().database), entities: [`${__dirname}/src/**/*.entity.ts`] });
+const config = loadAppConfig();
+export default new DataSource({ ...dataSourceOptions(config.database, new SecretBox(config)), entities: [`${__dirname}/src/**/*.entity.ts`] });

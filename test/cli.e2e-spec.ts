@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
-import { SQLITE_MIGRATIONS } from '../src/database/migrations/sqlite';
-import { createTestDatabase, DatabaseKind, describeEachDatabase, TestDatabase } from './support/databases';
+import { createTestDatabase, describeEachDatabase, TestDatabase } from './support/databases';
 import { CliResult, runCli, startServer, waitForHealthy } from './support/processes';
 import { freePort } from './support/ports';
+import { migrationNames } from './support/migrations';
 
 // docs/api.md 8: the operator CLI as operators run it (`node dist/cli.js ...`), on each database.
 // Success: one JSON object on stdout, exit 0. Failure: one {code, message} on stderr,
@@ -19,9 +18,6 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\
 const TOKEN = /^[A-Za-z0-9_-]{43,}$/;
 /** CLI runs are CPU-bound (~1.5 s of module loading each): run together, they wait for each other. */
 const CONCURRENT_TIMEOUT_MS = 90_000;
-
-const migrationNames = (kind: DatabaseKind): string[] =>
-  (kind === 'mariadb' ? MYSQL_MIGRATIONS : SQLITE_MIGRATIONS).map((migration) => new migration().name ?? migration.name);
 
 const email = (): string => `${randomBytes(6).toString('hex')}@example.test`;
 const unknownToken = (): string => randomBytes(32).toString('base64url');

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SecretBox } from '../src/crypto/secret-box';
-import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
 import { TestApp } from './support/test-app';
+import { migrationNames } from './support/migrations';
 
 /*
  * No write is lost and the source-row invariant (docs/api.md 5) holds under concurrent requests.
@@ -301,7 +301,7 @@ describeEachDatabase('concurrent webhook writes', (kind: DatabaseKind) => {
         WHERE ws.organization_id = ? AND w.name = ?`,
       [organizationId, 'legacy'],
     );
-    expect(apps[0].app.get(SecretBox).open({ ciphertext: row.secret, keyId: row.keyId })).toBe(secret);
+    expect(apps[0].app.get(SecretBox).open({ ciphertext: row.secret, keyId: row.keyId }, { table: 'webhooks', organizationId, row: 'legacy' })).toBe(secret);
   });
 });
 
@@ -314,7 +314,7 @@ describeOnMariadb('migrations at start', () => {
     try {
       expect(starts.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []))).toEqual([]);
       const applied: { name: string }[] = await started[0].dataSource.query('SELECT name FROM migrations ORDER BY id');
-      expect(applied.map((row) => row.name)).toEqual(MYSQL_MIGRATIONS.map((Migration) => new Migration().name));
+      expect(applied.map((row) => row.name)).toEqual(migrationNames('mariadb'));
       for (const app of started) expect((await app.http().get('/health')).status).toBe(200);
     } finally {
       for (const app of started) await app.close();

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
 import { createTestDatabase, describeEachDatabase, describeOnMariadb, TestDatabase } from './support/databases';
 import { startDnsServer, TestDnsServer } from './support/dns-server';
 import { runCli, startServer, waitForHealthy } from './support/processes';
 import { freePorts } from './support/ports';
+import { migrationNames } from './support/migrations';
 
 // The server binary (`node dist/main.js`) as operators run it: configuration at start (docs/api.md 2),
 // the development key file and default database (docs/api.md 1, 9), API_PREFIX, SIGTERM, and several
@@ -448,7 +448,7 @@ describeOnMariadb('three servers starting at once on one empty database', () => 
     try {
       const [rows] = await connection.query('SELECT name FROM migrations ORDER BY name');
       const names = (rows as { name: string }[]).map((row) => row.name);
-      expect(names).toEqual(MYSQL_MIGRATIONS.map((migration) => new migration().name ?? migration.name).sort());
+      expect(names).toEqual(migrationNames('mariadb').sort());
     } finally {
       await connection.end();
     }

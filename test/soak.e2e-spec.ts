@@ -315,6 +315,7 @@ describeOnMariadb('soak: many instances, one database', () => {
     try {
       const [sources] = await connection.query<mysql.RowDataPacket[]>('SELECT id, organization_id FROM webhook_sources');
       const [webhooks] = await connection.query<mysql.RowDataPacket[]>('SELECT * FROM webhooks');
+      const organizationOfSource = new Map(sources.map((row) => [Number(row.id), Number(row.organization_id)]));
       return {
         sources: sources.map((row) => ({ id: Number(row.id), organizationId: Number(row.organization_id) })),
         webhooks: webhooks.map((row) => {
@@ -323,7 +324,8 @@ describeOnMariadb('soak: many instances, one database', () => {
           const urls: Urls = { url: String(row.url), events };
           let secret: string;
           try {
-            secret = box.open({ ciphertext: String(row.secret), keyId: String(row.secret_key_id) });
+            const binding = { table: 'webhooks', organizationId: organizationOfSource.get(Number(row.source_id)) ?? 0, row: String(row.name) } as const;
+            secret = box.open({ ciphertext: String(row.secret), keyId: String(row.secret_key_id) }, binding);
           } catch (error) {
             secret = `(cannot decrypt: ${(error as Error).message})`;
           }

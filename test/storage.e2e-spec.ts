@@ -75,7 +75,7 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
     const stored = await storedSecret(organizationId, 'sealed');
     expect(stored.secret).not.toContain(created.body.secret.slice('whsec_'.length));
     expect(stored.keyId).toBe(keyIdOf(t.config.secretKeys.current));
-    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId })).toBe(created.body.secret);
+    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'sealed' })).toBe(created.body.secret);
   });
 
   it('stores the signing secret of a legacy create sealed too, opening to the returned secret', async () => {
@@ -90,7 +90,7 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
       expect(cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())), form).toEqual([]);
     }
     expect(stored.keyId).toBe(keyIdOf(t.config.secretKeys.current));
-    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId })).toBe(secret);
+    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'legacy' })).toBe(secret);
   });
 
   it('stores a session token only as its hex SHA-256', async () => {
@@ -162,7 +162,7 @@ async function pendingSchemaChanges(t: TestApp): Promise<string[]> {
     const log = await t.dataSource.driver.createSchemaBuilder().log();
     return log.upQueries.map((query) => query.query);
   }
-  const reader = new DataSource({ ...dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }), entities: t.dataSource.options.entities });
+  const reader = new DataSource({ ...dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }, t.app.get(SecretBox)), entities: t.dataSource.options.entities });
   await reader.initialize();
   try {
     const log = await reader.driver.createSchemaBuilder().log();

@@ -8,6 +8,7 @@ import { CardStatus } from './entities/card.entity';
 /** The newest card a wallet may provision, as stored; issuer and credentials may be absent. */
 export interface ProvisioningRow {
   cardId: number;
+  organizationId: number;
   issuerId: number | null;
   provisioningId: string | null;
   ciphertext: string | null;
@@ -18,7 +19,8 @@ export interface NewCard {
   userId: number;
   organizationId: number;
   status: CardStatus;
-  issuer?: { issuerId: number; provisioningId: string; provisioningSecret: SealedSecret };
+  /** The secret is sealed for the card's id, known once the row exists. */
+  issuer?: { issuerId: number; provisioningId: string; sealSecret: (cardId: number) => SealedSecret };
 }
 
 /** Statuses in which a card can still be added to a wallet. */
@@ -31,7 +33,7 @@ export class CardsRepository {
   /** The user's newest card in a provisionable status: one statement, only the columns needed. */
   async findNewestProvisionable(userId: number): Promise<ProvisioningRow | undefined> {
     const [row] = await this.db.select<ProvisioningRow & Record<string, unknown>>(
-      `SELECT id AS cardId, issuer_id AS issuerId, provisioning_id AS provisioningId,
+      `SELECT id AS cardId, organization_id AS organizationId, issuer_id AS issuerId, provisioning_id AS provisioningId,
               provisioning_secret AS ciphertext, provisioning_secret_key_id AS keyId
          FROM cards
         WHERE user_id = ? AND status IN (${PROVISIONABLE.map(() => '?').join(', ')})
@@ -50,20 +52,19 @@ export class CardsRepository {
     return (await this.db.select('SELECT 1 AS one FROM issuers WHERE id = ?', [id])).length > 0;
   }
 
+  /** Inserts the card, then (in the same transaction) its secret sealed for the new id. */
   createCard({ userId, organizationId, status, issuer }: NewCard): Promise<number> {
-    return this.db.insert(
-      `INSERT INTO cards (user_id, organization_id, status, issuer_id, provisioning_id, provisioning_secret, provisioning_secret_key_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [
-        userId,
-        organizationId,
-        status,
-        issuer?.issuerId ?? null,
-        issuer?.provisioningId ?? null,
-        issuer?.provisioningSecret.ciphertext ?? null,
-        issuer?.provisioningSecret.keyId ?? null,
-      ],
-    );
+    return this.db.transaction(async (tx) => {
+      const cardId = await tx.insert(
+        'INSERT INTO cards (user_id, organization_id, status, issuer_id, provisioning_id) VALUES (?, ?, ?, ?, ?)',
+        [userId, organizationId, status, issuer?.issuerId ?? null, issuer?.provisioningId ?? null],
+      );
+      if (issuer) {
+        const { ciphertext, keyId } = issuer.sealSecret(cardId);
+        await tx.execute('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [ciphertext, keyId, cardId]);
+      }
+      return cardId;
+    });
   }
 
   /** False when there is no such card. */

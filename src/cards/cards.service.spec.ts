@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { SealedSecret, SecretBox } from '../crypto/secret-box';
+import type { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
 import { rejectionOf } from '../common/testing/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
@@ -12,7 +12,7 @@ const ORG = 3;
 const ISSUER = 11;
 
 /** A stored card with an issuer and both credentials, the secret sealed. */
-const ISSUED_ROW: ProvisioningRow = { cardId: 42, issuerId: ISSUER, provisioningId: 'prov-stored', ciphertext: 'c2VhbGVk', keyId: 'key-1' };
+const ISSUED_ROW: ProvisioningRow = { cardId: 42, organizationId: ORG, issuerId: ISSUER, provisioningId: 'prov-stored', ciphertext: 'c2VhbGVk', keyId: 'key-1' };
 
 /** What the issuer port answers: deliberately unlike the stored values. */
 const PORT_ANSWER: ProvisioningCredentials = { id: 'prov-from-port', secret: 'secret-from-port' };
@@ -53,7 +53,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     }),
   };
   const secrets = {
-    seal: vi.fn((plaintext: string): SealedSecret => ({ ciphertext: `sealed:${plaintext.length}`, keyId: 'key-1' })),
+    seal: vi.fn((plaintext: string, _binding: SecretBinding): SealedSecret => ({ ciphertext: `sealed:${plaintext.length}`, keyId: 'key-1' })),
     open: vi.fn((_sealed: SealedSecret): string => {
       throw new Error('the service must leave opening secrets to the issuer port');
     }),
@@ -87,7 +87,7 @@ describe('CardsService.provisioningFor (docs/api.md 6)', () => {
   });
 
   it('answers 403 no issuer for a card without an issuer or credentials', async () => {
-    const { service } = serviceWith({ row: { cardId: 42, issuerId: null, provisioningId: null, ciphertext: null, keyId: null } });
+    const { service } = serviceWith({ row: { cardId: 42, organizationId: ORG, issuerId: null, provisioningId: null, ciphertext: null, keyId: null } });
     expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
   });
 
@@ -117,7 +117,7 @@ describe('CardsService.provisioningFor (docs/api.md 6)', () => {
     const { service, issuer, secrets } = serviceWith({ row: ISSUED_ROW });
     await service.provisioningFor(USER);
     expect(issuer.asked).toEqual([
-      { cardId: 42, issuerId: ISSUER, provisioningId: 'prov-stored', provisioningSecret: { ciphertext: 'c2VhbGVk', keyId: 'key-1' } },
+      { cardId: 42, organizationId: ORG, issuerId: ISSUER, provisioningId: 'prov-stored', provisioningSecret: { ciphertext: 'c2VhbGVk', keyId: 'key-1' } },
     ]);
     expect(secrets.open).not.toHaveBeenCalled();
   });
@@ -162,20 +162,14 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
     expect(repository.issuerExists).not.toHaveBeenCalled();
   });
 
-  it('stores the provisioning secret only sealed', async () => {
+  it('stores the provisioning secret only sealed, bound to the new card and its organization', async () => {
     const { service, repository, secrets } = serviceWith();
     await service.createCard(USER, ORG, 'active', ISSUANCE);
-    expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret']]);
-    expect(repository.createCard.mock.calls).toEqual([
-      [
-        {
-          userId: USER,
-          organizationId: ORG,
-          status: 'active',
-          issuer: { issuerId: ISSUER, provisioningId: 'prov-new', provisioningSecret: { ciphertext: 'sealed:25', keyId: 'key-1' } },
-        },
-      ],
-    ]);
+    const [[card]] = repository.createCard.mock.calls;
+    expect(card).toMatchObject({ userId: USER, organizationId: ORG, status: 'active', issuer: { issuerId: ISSUER, provisioningId: 'prov-new' } });
+    expect(secrets.seal).not.toHaveBeenCalled();
+    expect(card.issuer!.sealSecret(99)).toEqual({ ciphertext: 'sealed:25', keyId: 'key-1' });
+    expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret', { table: 'cards', organizationId: ORG, row: 99 }]]);
   });
 });
 

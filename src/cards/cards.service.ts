@@ -4,7 +4,7 @@ import { Errors } from '../common/domain-error';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
-import { IssuerPort, ProvisioningCredentials } from './issuer.port';
+import { IssuerPort, ProvisioningCredentials, provisioningSecretBinding } from './issuer.port';
 
 export interface CardIssuance {
   issuerId: number;
@@ -31,6 +31,7 @@ export class CardsService {
     }
     return this.issuer.provisioningCredentials({
       cardId: card.cardId,
+      organizationId: card.organizationId,
       issuerId: card.issuerId,
       provisioningId: card.provisioningId,
       provisioningSecret: { ciphertext: card.ciphertext, keyId: card.keyId },
@@ -55,7 +56,7 @@ export class CardsService {
       issuer: issuance && {
         issuerId: issuance.issuerId,
         provisioningId: issuance.provisioningId,
-        provisioningSecret: this.secrets.seal(issuance.provisioningSecret),
+        sealSecret: (cardId) => this.secrets.seal(issuance.provisioningSecret, provisioningSecretBinding(organizationId, cardId)),
       },
     });
   }

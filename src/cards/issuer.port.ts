@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { SealedSecret, SecretBox } from '../crypto/secret-box';
+import { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-box';
+
+/** A provisioning secret belongs to its card (and the card's organization). */
+export const provisioningSecretBinding = (organizationId: number, cardId: number): SecretBinding => ({
+  table: 'cards',
+  organizationId,
+  row: cardId,
+});
 
 /** Push-provisioning credentials as the wallet extension receives them. */
 export interface ProvisioningCredentials {
@@ -10,6 +17,7 @@ export interface ProvisioningCredentials {
 /** A card that has an issuer, with the credentials stored for it. */
 export interface IssuedCard {
   readonly cardId: number;
+  readonly organizationId: number;
   readonly issuerId: number;
   readonly provisioningId: string;
   readonly provisioningSecret: SealedSecret;
@@ -31,6 +39,6 @@ export class StoredCredentialsIssuer extends IssuerPort {
   }
 
   async provisioningCredentials(card: IssuedCard): Promise<ProvisioningCredentials> {
-    return { id: card.provisioningId, secret: this.secrets.open(card.provisioningSecret) };
+    return { id: card.provisioningId, secret: this.secrets.open(card.provisioningSecret, provisioningSecretBinding(card.organizationId, card.cardId)) };
   }
 }

@@ -8,15 +8,33 @@ export interface SealedSecret {
   readonly keyId: string;
 }
 
+/**
+ * The row a sealed secret belongs to, authenticated as GCM's additional data: a ciphertext
+ * copied into another row (another card, another webhook, another organization) fails to open.
+ * `row` is the row's stable identity within its table: a card's id, a webhook's name (unique
+ * in its organization, never changed by an update).
+ */
+export interface SecretBinding {
+  readonly table: 'cards' | 'webhooks';
+  readonly organizationId: number;
+  readonly row: number | string;
+}
+
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
 
+/** One unambiguous encoding of a binding (JSON of a fixed-order array). */
+const additionalData = ({ table, organizationId, row }: SecretBinding): Buffer =>
+  Buffer.from(JSON.stringify([table, organizationId, String(row)]), 'utf8');
+
 /**
  * AES-256-GCM for secrets kept for later use (webhook signing secrets, provisioning secrets).
  * New secrets use the current key; older ones open with whichever key their id names, so
- * `SECRET_KEY` can be rotated by moving the old key to `PREVIOUS_SECRET_KEYS`.
+ * `SECRET_KEY` can be rotated by moving the old key to `PREVIOUS_SECRET_KEYS`. Every secret is
+ * bound to its row (SecretBinding); secrets sealed before binding existed were resealed by the
+ * BindSealedSecrets migration, the one caller of `openUnbound`.
  */
 @Injectable()
 export class SecretBox {
@@ -29,14 +47,24 @@ export class SecretBox {
     this.keys.set(this.currentId, config.secretKeys.current);
   }
 
-  seal(plaintext: string): SealedSecret {
+  seal(plaintext: string, binding: SecretBinding): SealedSecret {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
+    cipher.setAAD(additionalData(binding));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), keyId: this.currentId };
   }
 
-  open({ ciphertext, keyId }: SealedSecret): string {
+  open(sealed: SealedSecret, binding: SecretBinding): string {
+    return this.decrypt(sealed, additionalData(binding));
+  }
+
+  /** For the BindSealedSecrets migration only: a secret sealed before rows were bound. */
+  openUnbound(sealed: SealedSecret): string {
+    return this.decrypt(sealed);
+  }
+
+  private decrypt({ ciphertext, keyId }: SealedSecret, aad?: Buffer): string {
     const key = this.keys.get(keyId);
     if (!key) throw new Error(`no key with id ${keyId} (was SECRET_KEY rotated without PREVIOUS_SECRET_KEYS?)`);
     const blob = Buffer.from(ciphertext, 'base64');
@@ -44,6 +72,7 @@ export class SecretBox {
     // The tag length is fixed: GCM would otherwise accept a truncated (forgeable) tag.
     const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(blob.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    if (aad) decipher.setAAD(aad);
     return decipher.update(blob.subarray(IV_BYTES + TAG_BYTES), undefined, 'utf8') + decipher.final('utf8');
   }
 }

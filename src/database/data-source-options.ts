@@ -1,21 +1,23 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/app-config';
-import { MYSQL_MIGRATIONS } from './migrations/mysql';
-import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import type { SecretBox } from '../crypto/secret-box';
+import { mysqlMigrations } from './migrations/mysql';
+import { sqliteMigrations } from './migrations/sqlite';
 
 /**
  * TypeORM options for the configured store. Schema changes come only from the migrations. The
  * entities are not listed here: each feature module registers its own (`forFeature`), and
- * the server loads them from there (`autoLoadEntities`).
+ * the server loads them from there (`autoLoadEntities`). The SecretBox is for the migrations
+ * that reseal stored secrets.
  */
-export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+export function dataSourceOptions(database: DatabaseConfig, secrets: SecretBox): DataSourceOptions {
   const common = { synchronize: false, migrationsRun: false, logging: false } as const;
   if (database.type === 'sqlite') {
     return {
       ...common,
       type: 'better-sqlite3',
       database: database.path,
-      migrations: SQLITE_MIGRATIONS,
+      migrations: sqliteMigrations(secrets),
       enableWAL: database.path !== ':memory:',
       prepareDatabase: (db: { pragma(source: string): unknown }) => {
         db.pragma('busy_timeout = 5000');
@@ -26,7 +28,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     ...common,
     type: database.flavor,
     url: database.url,
-    migrations: MYSQL_MIGRATIONS,
+    migrations: mysqlMigrations(secrets),
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
     bigNumberStrings: false,

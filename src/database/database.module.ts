@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dirname } from 'node:path';
 import { AppConfig } from '../config/app-config';
+import { SecretBox } from '../crypto/secret-box';
 import { makePrivateDirectory } from '../common/private-directory';
 import { Database } from './database';
 import { dataSourceOptions } from './data-source-options';
@@ -11,11 +12,11 @@ import { Migrator } from './migrator';
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
+      inject: [AppConfig, SecretBox],
+      useFactory: (config: AppConfig, secrets: SecretBox) => {
         // The SQLite file's directory is private, like the key file's (data/ by default).
         if (config.database.type === 'sqlite' && config.database.path !== ':memory:') makePrivateDirectory(dirname(config.database.path));
-        return { ...dataSourceOptions(config.database), autoLoadEntities: true, retryAttempts: 0 };
+        return { ...dataSourceOptions(config.database, secrets), autoLoadEntities: true, retryAttempts: 0 };
       },
     }),
   ],

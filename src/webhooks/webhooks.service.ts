@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
-import { SecretBox } from '../crypto/secret-box';
+import { SecretBinding, SecretBox } from '../crypto/secret-box';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
 import { CheckedUrl, newSigningSecret, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
@@ -10,6 +10,9 @@ import { WebhooksRepository } from './webhooks.repository';
 export type CreatedWebhook = { name: string } & WebhookBody & { secret: string };
 export type ReplacedWebhook = WebhookBody & { secret: string };
 export type NamedWebhook = { name: string } & WebhookBody;
+
+/** A signing secret belongs to its webhook: the organization and the name (never changed). */
+const secretBinding = (organizationId: number, name: string): SecretBinding => ({ table: 'webhooks', organizationId, row: name });
 
 /**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
@@ -48,7 +51,7 @@ export class WebhooksService {
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
-    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret), this.max);
+    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, secretBinding(organizationId, name)), this.max);
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
@@ -61,10 +64,11 @@ export class WebhooksService {
     await this.requireResolvable(urlsOf(draft));
 
     const stored = storedOf(draft);
-    const sealed = this.secrets.seal(newSigningSecret());
+    const binding = secretBinding(organizationId, name);
+    const sealed = this.secrets.seal(newSigningSecret(), binding);
     const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max);
     if (secret === 'limit reached') throw Errors.limitReached(this.max);
-    return { ...toWebhookBody(stored), secret: this.secrets.open(secret) };
+    return { ...toWebhookBody(stored), secret: this.secrets.open(secret, binding) };
   }
 
   async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhook> {

@@ -1,4 +1,6 @@
+import type { SecretBox } from '../../../crypto/secret-box';
+import { bindSealedSecrets } from '../shared/1795600000000-bind-sealed-secrets';
 import { InitialSchema1795342000000 } from './1795342000000-initial-schema';
 
-/** Applied in this order; append new migrations, never edit landed ones. */
-export const SQLITE_MIGRATIONS = [InitialSchema1795342000000];
+/** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
+export const sqliteMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets)];
