@@ -655,10 +655,12 @@ async function main(state) {
       PORT: String(config.port),
       HOST: '127.0.0.1',
       DNS_SERVERS: dns,
-      // The defaults (300 per session, 1200 per organization and minute) would answer 429
+      // The defaults (300 per session and per wallet token, 1200 per organization and minute) would answer 429
       // within a second of load; the limiter still counts every request.
       RATE_LIMIT_PER_SESSION: '1000000000',
       RATE_LIMIT_PER_ORGANIZATION: '1000000000',
+      RATE_LIMIT_PER_WALLET_TOKEN: '1000000000',
+      RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS: '1000000000',
       // W5 keeps up to one extra webhook per connection beside the seeded ones.
       WEBHOOKS_PER_ORG_MAX: String(Math.max(100, HOOKS + config.connections)),
     }),

@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
+import { AppConfig } from './config/app-config';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
@@ -18,6 +19,8 @@ export function configureApp(app: NestExpressApplication): void {
   const logger = app.get<Logger>(PINO);
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip is the client: the peer, or who X-Forwarded-For names when the peer is a trusted proxy.
+  app.set('trust proxy', app.get(AppConfig).rateLimits.trustedProxies);
   const adapter = app.getHttpAdapter();
   if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
   app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));

@@ -116,7 +116,7 @@ describeEachDatabase('webhook rate limits in memory', (kind) => {
     await spend(second.cookie, PER_ORGANIZATION - PER_SESSION);
   });
 
-  it('does not rate limit card provisioning', async () => {
+  it('does not count card provisioning against the webhook limits (it has its own, per wallet token)', async () => {
     const { userId } = await t.member('owner');
     const { token } = await t.identity.createWalletToken(userId, 3600);
     for (let i = 0; i < PER_ORGANIZATION + 2; i++) {

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/crypto/opaque-token';
 import { describeEachDatabase } from './support/databases';
-import { expectRateLimited, PER_ORGANIZATION, PER_SESSION, RATE_ENV, WINDOW_SECONDS } from './support/rate-limits';
+import { AUTH_FAILURES_PER_ADDRESS, CLIENT_ENV, expectRateLimited, PER_ORGANIZATION, PER_SESSION, RATE_ENV, WINDOW_SECONDS } from './support/rate-limits';
 import { TestApp } from './support/test-app';
 
 /*
@@ -150,6 +151,30 @@ if (!redisUp && !process.env.CI) {
       }
       expectRateLimited(await list(a, (await a.member('owner', inA.organizationId)).cookie), WINDOW_SECONDS);
       expect(answer(await list(b, inB.cookie))).toEqual({ status: 200, body: {} });
+    });
+  });
+
+  describeEachDatabase('failed authentications of one address on two instances', (kind) => {
+    let t: TestApp;
+    let other: TestApp;
+    beforeAll(async () => {
+      t = await TestApp.start(kind, { env: { ...RATE_ENV, ...CLIENT_ENV, REDIS_URL } });
+      other = await t.another({ env: { ...RATE_ENV, ...CLIENT_ENV, REDIS_URL } });
+      await untilCounting(t, redis);
+      await untilCounting(other, redis);
+    });
+    afterAll(async () => {
+      await other?.close();
+      await t?.close();
+    });
+
+    it('count together: alternating instances, the address is blocked on both, valid credentials included', async () => {
+      const bogus = () => `__Secure-auth.session_token=${randomBytes(32).toString('base64url')}`;
+      const instances = [t, other];
+      for (let i = 0; i < AUTH_FAILURES_PER_ADDRESS; i++) expect((await list(instances[i % 2], bogus())).status).toBe(401);
+      expectRateLimited(await list(instances[AUTH_FAILURES_PER_ADDRESS % 2], bogus()), WINDOW_SECONDS);
+      const { cookie } = await t.member('owner');
+      for (const instance of instances) expectRateLimited(await list(instance, cookie), WINDOW_SECONDS);
     });
   });
 

@@ -20,6 +20,8 @@ export interface SessionCaller {
 /** A wallet extension acting for its user (docs/api.md 4, card provisioning). */
 export interface WalletCaller {
   readonly kind: 'wallet-extension';
+  /** Identifies the token without being it (its hash): for rate limits. */
+  readonly tokenKey: string;
   readonly userId: number;
 }
 

@@ -8,10 +8,14 @@ import { rejectionOf } from '../common/testing/domain-errors';
 import { AuthGuard } from './auth.guard';
 import { AUTH_POLICY, AuthPolicy, SessionCaller, WalletCaller } from './auth-policy';
 import type { Authenticator } from './authenticator';
+import { ClientLimits } from '../rate-limit/client-limits';
+import { MemoryThrottlerStorage } from '../rate-limit/memory-throttler.storage';
 
 const ALLOWED_ORIGIN = 'https://console.example.com';
 const SESSION_CALLER: SessionCaller = { kind: 'session', sessionKey: 'k', organizationId: 7, role: 'owner' };
-const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', userId: 9 };
+const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', tokenKey: 'w', userId: 9 };
+const LIMITS = { keyPrefix: 'test', windowMs: 60_000, authFailuresPerAddress: 3, perWalletToken: 2 };
+const ADDRESS = '203.0.113.5';
 
 /** A route handler carrying `policy` on itself or on its controller, as the decorators put it. */
 function route(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handler') {
@@ -26,10 +30,12 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
     session: vi.fn(async () => SESSION_CALLER),
     walletExtension: vi.fn(async () => WALLET_CALLER),
   };
-  const guard = new AuthGuard(new RouteMetadataReflector(), authenticator as unknown as Authenticator, { allowedOrigins: [ALLOWED_ORIGIN] } as unknown as AppConfig);
+  const config = { allowedOrigins: [ALLOWED_ORIGIN], rateLimits: LIMITS } as unknown as AppConfig;
+  const limits = new ClientLimits(new MemoryThrottlerStorage(), config);
+  const guard = new AuthGuard(new RouteMetadataReflector(), authenticator as unknown as Authenticator, limits, config);
   const { handler, Controller } = route(policy, on);
-  const activate = (method: string, headers: IncomingHttpHeaders = {}) => {
-    const req: { method: string; headers: IncomingHttpHeaders; caller?: unknown } = { method, headers };
+  const activate = (method: string, headers: IncomingHttpHeaders = {}, ip = ADDRESS) => {
+    const req: { method: string; headers: IncomingHttpHeaders; ip: string; caller?: unknown } = { method, headers, ip };
     const context = {
       getHandler: () => handler,
       getClass: () => Controller,
@@ -117,6 +123,68 @@ describe('AuthGuard', () => {
     it('does not apply to wallet-extension routes', async () => {
       const { activate } = setUp({ kind: 'wallet-extension' });
       await expect(activate('POST', { origin: 'https://evil.example' }).result).resolves.toBe(true);
+    });
+  });
+
+  describe('limits around authentication (ClientLimits)', () => {
+    const UNAUTHORIZED = new DomainError(401, 'unauthorized');
+    const RATE_LIMITED = { status: 429, body: { code: 'rate limited' } };
+
+    /** `times` requests from `ip` that the authenticator refuses with 401; their outcomes. */
+    async function failures(setup: ReturnType<typeof setUp>, times: number, ip = ADDRESS) {
+      setup.authenticator.session.mockRejectedValue(UNAUTHORIZED);
+      const outcomes = [];
+      for (let i = 0; i < times; i++) outcomes.push(await rejectionOf(setup.activate('GET', {}, ip).result));
+      setup.authenticator.session.mockResolvedValue(SESSION_CALLER);
+      return outcomes;
+    }
+
+    it('answers the failed authentication past the per-address limit 429 rate limited with Retry-After', async () => {
+      const outcomes = await failures(setUp(SESSION_POLICY), LIMITS.authFailuresPerAddress + 1);
+      expect(outcomes.slice(0, -1).map((o) => o.status)).toEqual([401, 401, 401]);
+      expect(outcomes.at(-1)).toEqual({ ...RATE_LIMITED, retryAfter: 60 });
+    });
+
+    it('refuses a blocked address before authenticating, even with valid credentials', async () => {
+      const setup = setUp(SESSION_POLICY);
+      await failures(setup, LIMITS.authFailuresPerAddress + 1);
+      setup.authenticator.session.mockClear();
+      expect(await rejectionOf(setup.activate('GET', { cookie: 'valid' }).result)).toMatchObject(RATE_LIMITED);
+      expect(setup.authenticator.session).not.toHaveBeenCalled();
+    });
+
+    it('does not limit another address for the failures of one', async () => {
+      const setup = setUp(SESSION_POLICY);
+      await failures(setup, LIMITS.authFailuresPerAddress + 1);
+      await expect(setup.activate('GET', {}, '198.51.100.7').result).resolves.toBe(true);
+    });
+
+    it('does not count successful authentications or refusals other than 401 against the address', async () => {
+      const setup = setUp(SESSION_POLICY);
+      for (let i = 0; i < LIMITS.authFailuresPerAddress * 2; i++) await setup.activate('GET').result;
+      setup.authenticator.session.mockRejectedValue(new DomainError(403, 'no permission'));
+      for (let i = 0; i < LIMITS.authFailuresPerAddress * 2; i++) await rejectionOf(setup.activate('GET').result);
+      expect((await failures(setup, LIMITS.authFailuresPerAddress)).map((o) => o.status)).toEqual([401, 401, 401]);
+    });
+
+    it('counts failed wallet-extension authentications against the address too', async () => {
+      const setup = setUp({ kind: 'wallet-extension' });
+      setup.authenticator.walletExtension.mockRejectedValue(UNAUTHORIZED);
+      const outcomes = [];
+      for (let i = 0; i <= LIMITS.authFailuresPerAddress; i++) outcomes.push((await rejectionOf(setup.activate('GET').result)).status);
+      expect(outcomes).toEqual([401, 401, 401, 429]);
+    });
+
+    it('answers a wallet token used past its limit 429 rate limited, after authenticating it', async () => {
+      const setup = setUp({ kind: 'wallet-extension' });
+      for (let i = 0; i < LIMITS.perWalletToken; i++) await expect(setup.activate('GET').result).resolves.toBe(true);
+      expect(await rejectionOf(setup.activate('GET').result)).toEqual({ ...RATE_LIMITED, retryAfter: 60 });
+      expect(setup.authenticator.walletExtension).toHaveBeenCalledTimes(LIMITS.perWalletToken + 1);
+    });
+
+    it('does not count session requests against any wallet token', async () => {
+      const setup = setUp(SESSION_POLICY);
+      for (let i = 0; i <= LIMITS.perWalletToken * 2; i++) await expect(setup.activate('GET').result).resolves.toBe(true);
     });
   });
 });

@@ -2,13 +2,19 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
-import { Errors } from '../common/domain-error';
-import { AUTH_POLICY, AuthPolicy } from './auth-policy';
+import { DomainError, Errors } from '../common/domain-error';
+import { ClientLimits } from '../rate-limit/client-limits';
+import { AUTH_POLICY, AuthPolicy, Caller } from './auth-policy';
 import { Authenticator } from './authenticator';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The global guard: every route states its policy, and a route that states none is refused. */
+/**
+ * The global guard: every route states its policy, and a route that states none is refused.
+ * Around authentication it applies ClientLimits: a client address blocked for failed
+ * authentications is refused first (429), each 401 counts against its address, and a wallet
+ * token's requests count against that token.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly allowedOrigins: ReadonlySet<string>;
@@ -16,6 +22,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: RouteMetadataReflector,
     private readonly authenticator: Authenticator,
+    private readonly limits: ClientLimits,
     config: AppConfig,
   ) {
     this.allowedOrigins = new Set(config.allowedOrigins);
@@ -24,20 +31,31 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
     const req = context.switchToHttp().getRequest<Request>();
+    if (policy?.kind === 'public') return true;
+    // An address that failed authentication too often is refused before any lookup.
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    await this.limits.refuseBlockedAddress(address);
+    try {
+      req.caller = await this.authenticate(req, policy);
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) await this.limits.countAuthFailure(address);
+      throw error;
+    }
+    if (req.caller.kind === 'wallet-extension') await this.limits.countWalletToken(req.caller.tokenKey);
+    return true;
+  }
+
+  private async authenticate(req: Request, policy: AuthPolicy | undefined): Promise<Caller> {
     switch (policy?.kind) {
-      case 'public':
-        return true;
       case 'session':
         // A browser sends the session cookie along with any cross-site request: a write from
         // a page whose origin is not allowed is refused before the cookie is even looked at.
         if (!SAFE_METHODS.has(req.method) && req.headers.origin !== undefined && !this.allowedOrigins.has(req.headers.origin)) {
           throw Errors.forbiddenOrigin();
         }
-        req.caller = await this.authenticator.session(req.headers, policy.roles);
-        return true;
+        return this.authenticator.session(req.headers, policy.roles);
       case 'wallet-extension':
-        req.caller = await this.authenticator.walletExtension(req);
-        return true;
+        return this.authenticator.walletExtension(req);
       default:
         throw Errors.unauthorized();
     }

@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { IdentityModule } from '../identity/identity.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator';
 
 @Module({
-  imports: [IdentityModule],
+  imports: [IdentityModule, RateLimitModule],
   providers: [Authenticator, RouteMetadataReflector, { provide: APP_GUARD, useClass: AuthGuard }],
 })
 export class AuthModule {}

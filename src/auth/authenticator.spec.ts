@@ -105,7 +105,7 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
 describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () => {
   it('returns the wallet caller for a valid bearer token', async () => {
     const { authenticator } = authenticatorWith([], 42);
-    expect(await authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({ kind: 'wallet-extension', userId: 42 });
+    expect(await authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({ kind: 'wallet-extension', tokenKey: TOKEN_HASH, userId: 42 });
   });
 
   it('asks the repository for a wallet_extension token by its hash, never the token', async () => {

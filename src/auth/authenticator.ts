@@ -29,8 +29,9 @@ export class Authenticator {
   async walletExtension(request: CredentialSource): Promise<WalletCaller> {
     const token = walletTokenOf(request);
     if (token === undefined) throw Errors.unauthorized();
-    const userId = await this.identities.findAccessTokenUser(hashToken(token), 'wallet_extension');
+    const tokenKey = hashToken(token);
+    const userId = await this.identities.findAccessTokenUser(tokenKey, 'wallet_extension');
     if (userId === undefined) throw Errors.unauthorized();
-    return { kind: 'wallet-extension', userId };
+    return { kind: 'wallet-extension', tokenKey, userId };
   }
 }

@@ -57,6 +57,15 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
     });
   });
 
+  it('limits failed authentications to 1000 per address, provisioning to 300 per wallet token, and trusts no proxy, by default', () => {
+    const { rateLimits } = load({});
+    expect([rateLimits.authFailuresPerAddress, rateLimits.perWalletToken, rateLimits.trustedProxies]).toEqual([1000, 300, []]);
+  });
+
+  it('parses TRUSTED_PROXIES as comma-separated addresses and CIDRs of either family', () => {
+    expect(load({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,::1,fd00::/8,' }).rateLimits.trustedProxies).toEqual(['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']);
+  });
+
   it('defaults the database to sqlite:data/platform-api.sqlite resolved against the working directory', () => {
     expect(load({}).database).toEqual({ type: 'sqlite', path: join(cwd, 'data', 'platform-api.sqlite') });
   });
@@ -178,6 +187,11 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['API_PREFIX', '/a b'],
     ['WEBHOOKS_PER_ORG_MAX', '0'],
     ['WEBHOOKS_PER_ORG_MAX', 'many'],
+    ['TRUSTED_PROXIES', 'loopback'],
+    ['TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['TRUSTED_PROXIES', '10.0.0.1,proxy.internal'],
+    ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', '0'],
+    ['RATE_LIMIT_PER_WALLET_TOKEN', 'lots'],
   ])('%s=%j', (variable, value) => {
     const error = configErrorOf({ SECRET_KEY: KEY_B64, [variable]: value });
     expect(error.message.startsWith(`${variable}: `)).toBe(true);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { ConfigError, parseEnvironment } from './environment';
 import { decodeKey, keyFileExposure, readOrCreateKeyFile } from './secret-key';
 
@@ -23,6 +24,15 @@ export interface RateLimits {
   readonly windowMs: number;
   readonly perSession: number;
   readonly perOrganization: number;
+  /** Failed authentications (401) per client address and window; past it, 429 before authentication. */
+  readonly authFailuresPerAddress: number;
+  /** Card provisioning requests per wallet token and window. */
+  readonly perWalletToken: number;
+  /**
+   * Express's `trust proxy`: the proxies (addresses, CIDRs) whose X-Forwarded-For names the
+   * client. Empty: the client is the connection's peer and X-Forwarded-For is ignored.
+   */
+  readonly trustedProxies: readonly string[];
   /** Counters in Redis (shared by every instance) when set, else in each process's memory. */
   readonly redisUrl: string | undefined;
 }
@@ -102,6 +112,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       windowMs: (e.RATE_LIMIT_WINDOW_SECONDS ?? 60) * 1000,
       perSession: e.RATE_LIMIT_PER_SESSION ?? 300,
       perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
+      authFailuresPerAddress: e.RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS ?? 1000,
+      perWalletToken: e.RATE_LIMIT_PER_WALLET_TOKEN ?? 300,
+      trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES ?? ''),
       redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     },
     warnings,
@@ -117,6 +130,25 @@ function parseApiPrefix(value: string): string {
 }
 
 type MysqlLimits = Pick<Extract<DatabaseConfig, { type: 'mysql' }>, 'poolSize' | 'connectTimeoutMs' | 'queryTimeoutMs'>;
+
+/** TRUSTED_PROXIES: comma-separated IP addresses or CIDRs (ipaddr.js parses both). */
+export function parseTrustedProxies(value: string): string[] {
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? isValidCidr(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError('TRUSTED_PROXIES', `invalid entry ${JSON.stringify(entry)} (IP address or CIDR, comma-separated)`);
+  }
+  return entries;
+}
+
+function isValidCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export function parseDatabaseUrl(value: string, cwd: string, limits: MysqlLimits): DatabaseConfig {
   if (value.startsWith('sqlite:')) {

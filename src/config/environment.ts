@@ -69,6 +69,15 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_PER_ORGANIZATION?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_WALLET_TOKEN?: number;
+
+  @IsOptional() @IsString()
+  TRUSTED_PROXIES?: string;
+
   @IsOptional() @IsString()
   REDIS_URL?: string;
 }
@@ -77,7 +86,8 @@ const ENV_KEYS: readonly (keyof Environment)[] = [
   'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_QUERY_TIMEOUT_MS',
   'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
   'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
-  'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'REDIS_URL',
+  'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
+  'RATE_LIMIT_PER_WALLET_TOKEN', 'TRUSTED_PROXIES', 'REDIS_URL',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */

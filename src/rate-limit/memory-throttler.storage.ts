@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import type { RateLimitStore } from './rate-limit-store';
 
 interface Window {
   hits: number;
@@ -16,7 +16,7 @@ const SWEEP_EVERY_MS = 60_000;
  * timestamp per hit and scans them all on every request, which grows with the traffic.)
  */
 @Injectable()
-export class MemoryThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class MemoryThrottlerStorage implements RateLimitStore, OnApplicationShutdown {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_EVERY_MS).unref();
 
@@ -36,6 +36,10 @@ export class MemoryThrottlerStorage implements ThrottlerStorage, OnApplicationSh
       isBlocked: blockLeft > 0,
       timeToBlockExpire: Math.ceil(Math.max(blockLeft, 0) / 1000),
     };
+  }
+
+  async blockLeftMs(key: string): Promise<number> {
+    return Math.max((this.windows.get(key)?.blockedUntil ?? 0) - Date.now(), 0);
   }
 
   onApplicationShutdown(): void {

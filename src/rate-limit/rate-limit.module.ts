@@ -5,6 +5,7 @@ import type { SessionCaller } from '../auth/auth-policy';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
 import { PINO } from '../logging/pino.provider';
+import { ClientLimits } from './client-limits';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { WebhookRateLimitGuard } from './webhook-rate-limit.guard';
@@ -13,9 +14,10 @@ import { WebhookRateLimitGuard } from './webhook-rate-limit.guard';
 const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
 
 /**
- * Rate limits of the webhook operations (RATE_LIMIT_*): per session and per organization,
- * each a fixed window; one counter per caller across all webhook routes, in Redis when
- * REDIS_URL is set (shared by the instances), else in memory.
+ * Rate limits (RATE_LIMIT_*), each a fixed window, in Redis when REDIS_URL is set (shared by
+ * the instances), else in memory: the webhook operations per session and per organization
+ * (one counter per caller across all webhook routes), and ClientLimits' failed
+ * authentications per client address and provisioning requests per wallet token.
  */
 @Module({
   imports: [
@@ -37,7 +39,7 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
       }),
     }),
   ],
-  providers: [WebhookRateLimitGuard, RouteMetadataReflector],
-  exports: [ThrottlerModule, WebhookRateLimitGuard, RouteMetadataReflector],
+  providers: [WebhookRateLimitGuard, ClientLimits, RouteMetadataReflector],
+  exports: [ThrottlerModule, WebhookRateLimitGuard, ClientLimits, RouteMetadataReflector],
 })
 export class RateLimitModule {}

@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { PINO } from '../logging/pino.provider';
+import type { RateLimitStore } from './rate-limit-store';
 
 /**
  * One round trip per check: count the hit in a fixed window and, past the limit, start (or
@@ -28,7 +28,7 @@ const WARN_EVERY_MS = 10_000;
  * limiter must not become an outage of the API.
  */
 @Injectable()
-export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class RedisThrottlerStorage implements RateLimitStore, OnApplicationShutdown {
   private lastWarning = 0;
 
   constructor(
@@ -52,11 +52,24 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
         timeToBlockExpire: Math.ceil(Math.max(blockLeft, 0) / 1000),
       };
     } catch (error) {
-      if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
-        this.lastWarning = Date.now();
-        this.logger.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable: requests are not being limited');
-      }
+      this.warn(error);
       return { totalHits: 0, timeToExpire: 0, isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+
+  async blockLeftMs(key: string): Promise<number> {
+    try {
+      return Math.max(await this.redis.pttl(`${key}:blocked`), 0);
+    } catch (error) {
+      this.warn(error);
+      return 0;
+    }
+  }
+
+  private warn(error: unknown): void {
+    if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
+      this.lastWarning = Date.now();
+      this.logger.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable: requests are not being limited');
     }
   }
 

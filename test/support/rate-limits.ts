@@ -23,3 +23,12 @@ export function expectRateLimited(res: Response, windowSeconds: number): void {
   expect(retryAfter).toMatch(/^[1-9]\d*$/);
   expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
 }
+
+/** Small limits around authentication (ClientLimits): failures per client address, requests per wallet token. */
+export const AUTH_FAILURES_PER_ADDRESS = 4;
+export const PER_WALLET_TOKEN = 3;
+export const CLIENT_ENV = {
+  RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS: String(AUTH_FAILURES_PER_ADDRESS),
+  RATE_LIMIT_PER_WALLET_TOKEN: String(PER_WALLET_TOKEN),
+  RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+};

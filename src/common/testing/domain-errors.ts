@@ -2,15 +2,17 @@ import { expect } from 'vitest';
 import { errorBody } from '../../http/error-answer';
 import { DomainError } from '../domain-error';
 
-/** A DomainError as the client sees it: its status and `{code, message?}` body. */
+/** A DomainError as the client sees it: its status, `{code, message?}` body and any Retry-After. */
 export interface SeenError {
   status: number;
   body: unknown;
+  retryAfter?: number;
 }
 
 const seen = (error: unknown): SeenError => {
   expect(error).toBeInstanceOf(DomainError);
-  return { status: (error as DomainError).status, body: errorBody(error as DomainError) };
+  const { status, retryAfterSeconds } = error as DomainError;
+  return { status, body: errorBody(error as DomainError), ...(retryAfterSeconds !== undefined && { retryAfter: retryAfterSeconds }) };
 };
 
 /** The DomainError `run` throws (fails the test when it throws none or another kind). */

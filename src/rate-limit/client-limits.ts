@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage } from '@nestjs/throttler';
+import { Errors } from '../common/domain-error';
+import { AppConfig, RateLimits } from '../config/app-config';
+import type { RateLimitStore } from './rate-limit-store';
+
+const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);
+
+/**
+ * The limits the AuthGuard applies around authentication, in the same counters as the webhook
+ * limits (memory or Redis, one fixed window of RATE_LIMIT_WINDOW_SECONDS):
+ *
+ * - failed authentications per client address (`req.ip`: the peer, or the client that
+ *   X-Forwarded-For names when the peer is a TRUSTED_PROXIES entry). Only failures count, so a
+ *   busy backend with valid credentials (the admin console's) is never limited by its address;
+ *   past the limit, every request from the address answers 429 before any credential is looked
+ *   up, until the window's block ends;
+ * - requests per wallet token (card provisioning), after authentication.
+ */
+@Injectable()
+export class ClientLimits {
+  private readonly limits: RateLimits;
+
+  constructor(
+    @InjectThrottlerStorage() private readonly store: RateLimitStore,
+    config: AppConfig,
+  ) {
+    this.limits = config.rateLimits;
+  }
+
+  /** 429 while `address` is blocked for failed authentications (counts nothing). */
+  async refuseBlockedAddress(address: string): Promise<void> {
+    const left = await this.store.blockLeftMs(this.addressKey(address));
+    if (left > 0) throw Errors.rateLimited(seconds(left));
+  }
+
+  /** Counts a failed authentication from `address`; the one past the limit answers 429 itself. */
+  async countAuthFailure(address: string): Promise<void> {
+    await this.count(this.addressKey(address), this.limits.authFailuresPerAddress);
+  }
+
+  /** Counts a request made with a wallet token (its hash); past the limit, 429. */
+  async countWalletToken(tokenKey: string): Promise<void> {
+    await this.count(`${this.limits.keyPrefix}:wallet-token:${tokenKey}`, this.limits.perWalletToken);
+  }
+
+  private addressKey(address: string): string {
+    return `${this.limits.keyPrefix}:auth-failures:${address}`;
+  }
+
+  private async count(key: string, limit: number): Promise<void> {
+    const { windowMs } = this.limits;
+    const record = await this.store.increment(key, windowMs, limit, windowMs, key);
+    if (record.isBlocked) throw Errors.rateLimited(Math.max(record.timeToBlockExpire, 1));
+  }
+}
