@@ -7,6 +7,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
+import { DeliveryModule } from './delivery/delivery.module';
 import { HealthModule } from './health/health.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { GracefulShutdown } from './http/graceful-shutdown';
@@ -14,7 +15,7 @@ import { LoggingModule } from './logging/logging.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
-const API_MODULES = [WebhooksModule, CardsModule];
+const API_MODULES = [WebhooksModule, CardsModule, DeliveryModule];
 
 /** The HTTP service, for one validated configuration and the process's logger. */
 @Module({})

@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { json } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -6,7 +7,7 @@ import { AppConfig } from './config/app-config';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
-import { BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
+import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from './auth/auth-policy';
@@ -24,6 +25,8 @@ export function configureApp(app: NestExpressApplication): void {
   const adapter = app.getHttpAdapter();
   if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
   app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
+  // Events may be up to 256 KiB; the parser that reads one first leaves the body to the next.
+  app.use(`${app.get(AppConfig).apiPrefix}/events`, json({ limit: EVENT_BODY_LIMIT, type: JSON_TYPES.slice(0, 1), strict: true, inflate: false }));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
   setUpOpenApi(app);
 }

@@ -4,6 +4,7 @@ import type { Role } from '../identity/entities/member.entity';
 export type AuthPolicy =
   | { readonly kind: 'session'; readonly roles: readonly Role[] }
   | { readonly kind: 'wallet-extension' }
+  | { readonly kind: 'platform' }
   | { readonly kind: 'public' };
 
 export const AUTH_POLICY = 'platform-api:auth-policy';
@@ -25,7 +26,15 @@ export interface WalletCaller {
   readonly userId: number;
 }
 
-export type Caller = SessionCaller | WalletCaller;
+/** The internal platform API, sending events for any organization (docs/api.md 10.1). */
+export interface PlatformCaller {
+  readonly kind: 'platform';
+  /** Identifies the key without being it (its hash): for rate limits. */
+  readonly tokenKey: string;
+  readonly keyId: number;
+}
+
+export type Caller = SessionCaller | WalletCaller | PlatformCaller;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -36,3 +45,4 @@ declare module 'express-serve-static-core' {
 export const SESSION_COOKIE = '__Secure-auth.session_token';
 export const SESSION_SCHEME = 'session';
 export const WALLET_SCHEME = 'wallet-extension';
+export const PLATFORM_SCHEME = 'platform-key';

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCookieAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import type { Role } from '../identity/entities/member.entity';
-import { AUTH_POLICY, AuthPolicy, SESSION_SCHEME, WALLET_SCHEME } from './auth-policy';
+import { AUTH_POLICY, AuthPolicy, PLATFORM_SCHEME, SESSION_SCHEME, WALLET_SCHEME } from './auth-policy';
 
 const policy = (value: AuthPolicy) => SetMetadata(AUTH_POLICY, value);
 
@@ -21,6 +21,14 @@ export const WalletExtension = () =>
     policy({ kind: 'wallet-extension' }),
     ApiBearerAuth(WALLET_SCHEME),
     ApiErrorResponses({ 401: ['unauthorized'], 503: ['unavailable'] }),
+  );
+
+/** A route for the internal platform API's key only (the bearer rules of wallet extensions). */
+export const PlatformApi = () =>
+  applyDecorators(
+    policy({ kind: 'platform' }),
+    ApiBearerAuth(PLATFORM_SCHEME),
+    ApiErrorResponses({ 401: ['unauthorized'], 429: ['rate limited'], 503: ['unavailable'] }),
   );
 
 /** A route anyone may call (health). */

@@ -14,7 +14,7 @@ import { MemoryThrottlerStorage } from '../rate-limit/memory-throttler.storage';
 const ALLOWED_ORIGIN = 'https://console.example.com';
 const SESSION_CALLER: SessionCaller = { kind: 'session', sessionKey: 'k', organizationId: 7, role: 'owner' };
 const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', tokenKey: 'w', userId: 9 };
-const LIMITS = { keyPrefix: 'test', windowMs: 60_000, authFailuresPerAddress: 3, perWalletToken: 2 };
+const LIMITS = { keyPrefix: 'test', windowMs: 60_000, authFailuresPerAddress: 3, perWalletToken: 2, perPlatformKey: 2 };
 const ADDRESS = '203.0.113.5';
 
 /** A route handler carrying `policy` on itself or on its controller, as the decorators put it. */

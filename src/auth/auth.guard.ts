@@ -12,8 +12,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * The global guard: every route states its policy, and a route that states none is refused.
  * Around authentication it applies ClientLimits: a client address blocked for failed
- * authentications is refused first (429), each 401 counts against its address, and a wallet
- * token's requests count against that token.
+ * authentications is refused first (429), each 401 counts against its address, and the
+ * requests of a bearer token (wallet extension, platform key) count against that token.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -41,7 +41,7 @@ export class AuthGuard implements CanActivate {
       if (error instanceof DomainError && error.status === 401) await this.limits.countAuthFailure(address);
       throw error;
     }
-    if (req.caller.kind === 'wallet-extension') await this.limits.countWalletToken(req.caller.tokenKey);
+    if (req.caller.kind !== 'session') await this.limits.countBearerToken(req.caller.kind, req.caller.tokenKey);
     return true;
   }
 
@@ -56,6 +56,8 @@ export class AuthGuard implements CanActivate {
         return this.authenticator.session(req.headers, policy.roles);
       case 'wallet-extension':
         return this.authenticator.walletExtension(req);
+      case 'platform':
+        return this.authenticator.platform(req);
       default:
         throw Errors.unauthorized();
     }

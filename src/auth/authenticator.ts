@@ -4,8 +4,8 @@ import { hashToken } from '../crypto/opaque-token';
 import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
 import { IdentityRepository } from '../identity/identity.repository';
-import type { SessionCaller, WalletCaller } from './auth-policy';
-import { CredentialSource, sessionTokenOf, walletTokenOf } from './credentials';
+import type { PlatformCaller, SessionCaller, WalletCaller } from './auth-policy';
+import { CredentialSource, sessionTokenOf, bearerTokenOf } from './credentials';
 
 /** Turns request credentials into a caller, or the error docs/api.md 4 gives, in docs/api.md 4's order. */
 @Injectable()
@@ -27,11 +27,21 @@ export class Authenticator {
 
   /** 401 unless a live wallet-extension token is the only credential. */
   async walletExtension(request: CredentialSource): Promise<WalletCaller> {
-    const token = walletTokenOf(request);
+    const token = bearerTokenOf(request);
     if (token === undefined) throw Errors.unauthorized();
     const tokenKey = hashToken(token);
     const userId = await this.identities.findAccessTokenUser(tokenKey, 'wallet_extension');
     if (userId === undefined) throw Errors.unauthorized();
     return { kind: 'wallet-extension', tokenKey, userId };
+  }
+
+  /** 401 unless a live platform key is the only credential (the same bearer rules). */
+  async platform(request: CredentialSource): Promise<PlatformCaller> {
+    const token = bearerTokenOf(request);
+    if (token === undefined) throw Errors.unauthorized();
+    const tokenKey = hashToken(token);
+    const keyId = await this.identities.findPlatformKey(tokenKey);
+    if (keyId === undefined) throw Errors.unauthorized();
+    return { kind: 'platform', tokenKey, keyId };
   }
 }

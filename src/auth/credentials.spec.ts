@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { requestWith } from './testing/request-with';
 import { describe, expect, it } from 'vitest';
-import { sessionTokenOf, walletTokenOf } from './credentials';
+import { sessionTokenOf, bearerTokenOf } from './credentials';
 
 const TOKEN = 'Abcdefghijklmnopqrstuvwxyz0123456789-_ABCDE';
 const OTHER = 'Zyxwvutsrqponmlkjihgfedcba9876543210_-ZYXWV';
@@ -59,14 +59,14 @@ describe('sessionTokenOf', () => {
   });
 });
 
-describe('walletTokenOf', () => {
+describe('bearerTokenOf', () => {
   it.each([
     ['Bearer', `Bearer ${TOKEN}`],
     ['bearer', `bearer ${TOKEN}`],
     ['BEARER', `BEARER ${TOKEN}`],
     ['bEaReR', `bEaReR ${TOKEN}`],
   ])('accepts the scheme written %s', (_, authorization) => {
-    expect(walletTokenOf(requestWith({ authorization }))).toBe(TOKEN);
+    expect(bearerTokenOf(requestWith({ authorization }))).toBe(TOKEN);
   });
 
   it.each([
@@ -89,7 +89,7 @@ describe('walletTokenOf', () => {
     ['a newline after the token', `Bearer ${TOKEN}\n`],
   ])('gives undefined for %s', (_, authorization) => {
     const headers: IncomingHttpHeaders = authorization === undefined ? {} : { authorization };
-    expect(walletTokenOf(requestWith(headers))).toBeUndefined();
+    expect(bearerTokenOf(requestWith(headers))).toBeUndefined();
   });
 
   it.each([
@@ -100,7 +100,7 @@ describe('walletTokenOf', () => {
     ['an empty sessionid header', { sessionid: '' }],
     ['both', { cookie: 'a=b', sessionid: 'abc' }],
   ])('gives undefined for a valid bearer beside %s', (_, extra) => {
-    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, ...extra }))).toBeUndefined();
+    expect(bearerTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, ...extra }))).toBeUndefined();
   });
 
   it.each([
@@ -108,14 +108,14 @@ describe('walletTokenOf', () => {
     ['a second bearer with the same token', ['Authorization', `Bearer ${TOKEN}`]],
     ['a second, empty one', ['authorization', '']],
   ])('gives undefined for a valid bearer followed by %s (exactly one Authorization header)', (_, second) => {
-    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}` }, second))).toBeUndefined();
+    expect(bearerTokenOf(requestWith({ authorization: `Bearer ${TOKEN}` }, second))).toBeUndefined();
   });
 
   it('gives undefined when only raw headers show the Authorization header (not one of the request)', () => {
-    expect(walletTokenOf({ headers: { authorization: `Bearer ${TOKEN}` }, rawHeaders: [] })).toBeUndefined();
+    expect(bearerTokenOf({ headers: { authorization: `Bearer ${TOKEN}` }, rawHeaders: [] })).toBeUndefined();
   });
 
   it('ignores unrelated headers beside a valid bearer', () => {
-    expect(walletTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' }))).toBe(TOKEN);
+    expect(bearerTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' }))).toBe(TOKEN);
   });
 });

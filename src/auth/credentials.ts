@@ -21,13 +21,14 @@ const BEARER = /^bearer ([^\s]+)$/i;
 export type CredentialSource = Pick<IncomingMessage, 'headers' | 'rawHeaders'>;
 
 /**
- * The bearer token of a wallet-extension request (docs/api.md 4): exactly one `Authorization`
- * header, exactly `Bearer <token>`, scheme in any case, one space. Node keeps only the first of
- * several `Authorization` headers in `headers`, so they are counted in the raw ones: a second
- * one, whatever it says, means no token. A request carrying any cookie or a `sessionid` header
- * has none either: that is a browser, and browsers never get provisioning credentials.
+ * The bearer token of a wallet-extension or platform request (docs/api.md 4, 10.1): exactly one
+ * `Authorization` header, exactly `Bearer <token>`, scheme in any case, one space. Node keeps
+ * only the first of several `Authorization` headers in `headers`, so they are counted in the raw
+ * ones: a second one, whatever it says, means no token. A request carrying any cookie or a
+ * `sessionid` header has none either: that is a browser, and browsers never get provisioning
+ * credentials nor send events.
  */
-export function walletTokenOf({ headers, rawHeaders }: CredentialSource): string | undefined {
+export function bearerTokenOf({ headers, rawHeaders }: CredentialSource): string | undefined {
   if (headers.cookie !== undefined || headers.sessionid !== undefined) return undefined;
   if (countOf(rawHeaders, 'authorization') !== 1) return undefined;
   const match = BEARER.exec(headers.authorization ?? '');

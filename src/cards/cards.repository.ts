@@ -67,8 +67,10 @@ export class CardsRepository {
     });
   }
 
-  /** False when there is no such card. */
-  async setStatus(id: number, status: CardStatus): Promise<boolean> {
-    return (await this.db.execute('UPDATE cards SET status = ? WHERE id = ?', [status, id])) > 0;
+  /** The card's organization, or undefined when there is no such card. */
+  async setStatus(id: number, status: CardStatus): Promise<number | undefined> {
+    if ((await this.db.execute('UPDATE cards SET status = ? WHERE id = ?', [status, id])) === 0) return undefined;
+    const [card] = await this.db.select<{ organizationId: number }>('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [id]);
+    return card?.organizationId;
   }
 }

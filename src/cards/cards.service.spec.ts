@@ -5,6 +5,8 @@ import { rejectionOf } from '../common/testing/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
+import type { EventIngest } from '../delivery/event-ingest.service';
+import type { IncomingEvent } from '../delivery/event-body.pipe';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 
 const USER = 7;
@@ -42,7 +44,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     createIssuer: vi.fn(async (_name: string) => 5),
     issuerExists: vi.fn(async (id: number) => knownIssuers.includes(id)),
     createCard: vi.fn(async (_card: NewCard) => 99),
-    setStatus: vi.fn(async (id: number) => knownCards.includes(id)),
+    setStatus: vi.fn(async (id: number) => (knownCards.includes(id) ? ORG : undefined)),
   };
   const identity = {
     requireUser: vi.fn(async (id: number) => {
@@ -59,13 +61,15 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     }),
   };
   const issuer = new FakeIssuer();
+  const events = { accept: vi.fn(async (_event: IncomingEvent) => ({ id: 'evt_x', deliveries: 0 })) };
   const service = new CardsService(
     repository as unknown as CardsRepository,
     issuer,
     secrets as unknown as SecretBox,
     identity as unknown as IdentityService,
+    events as unknown as EventIngest,
   );
-  return { service, repository, identity, secrets, issuer };
+  return { service, repository, identity, secrets, issuer, events };
 }
 
 describe('CardsService.provisioningFor (docs/api.md 6)', () => {
@@ -180,8 +184,15 @@ describe('CardsService.setStatus (docs/api.md 8)', () => {
     expect(repository.setStatus.mock.calls).toEqual([[42, 'frozen']]);
   });
 
-  it('refuses an unknown card', async () => {
-    const { service } = serviceWith({ knownCards: [] });
+  it('refuses an unknown card, emitting nothing', async () => {
+    const { service, events } = serviceWith({ knownCards: [] });
     expect((await rejectionOf(service.setStatus(42, 'frozen'))).body).toMatchObject({ code: 'not found' });
+    expect(events.accept).not.toHaveBeenCalled();
+  });
+
+  it("emits card.updated with the card and its status to the card's organization (docs/api.md 10.8)", async () => {
+    const { service, events } = serviceWith({ knownCards: [42] });
+    await service.setStatus(42, 'closed');
+    expect(events.accept.mock.calls).toEqual([[{ type: 'card.updated', organization: ORG, data: { card: 42, status: 'closed' } }]]);
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
+import { EventIngest } from '../delivery/event-ingest.service';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
@@ -20,6 +21,7 @@ export class CardsService {
     private readonly issuer: IssuerPort,
     private readonly secrets: SecretBox,
     private readonly identity: IdentityService,
+    private readonly events: EventIngest,
   ) {}
 
   /** The credentials of the user's newest active or frozen card: 404 no card, 403 no issuer. */
@@ -61,7 +63,10 @@ export class CardsService {
     });
   }
 
+  /** Sets the status and emits `card.updated` to the card's organization (docs/api.md 10.8). */
   async setStatus(cardId: number, status: CardStatus): Promise<void> {
-    if (!(await this.cards.setStatus(cardId, status))) throw Errors.notFound(`no card ${cardId}`);
+    const organization = await this.cards.setStatus(cardId, status);
+    if (organization === undefined) throw Errors.notFound(`no card ${cardId}`);
+    await this.events.accept({ type: 'card.updated', organization, data: { card: cardId, status } });
   }
 }

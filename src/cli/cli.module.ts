@@ -1,10 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import pino from 'pino';
 import { AppConfig } from '../config/app-config';
 import { CardsModule } from '../cards/cards.module';
 import { ConfigModule } from '../config/config.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { IdentityModule } from '../identity/identity.module';
+import { LoggingModule } from '../logging/logging.module';
+import { createPino } from '../logging/pino.provider';
+import { EventCommand, EventSendCommand } from './commands/event.command';
+import { PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyRevokeCommand } from './commands/platform-key.command';
 import { CardCommand, CardCreateCommand, CardSetStatusCommand } from './commands/card.command';
 import { IssuerCommand, IssuerCreateCommand } from './commands/issuer.command';
 import { MemberAddCommand, MemberCommand } from './commands/member.command';
@@ -20,7 +26,16 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule, IdentityModule, CardsModule],
+      imports: [
+        // The CLI delivers nothing itself: the servers' dispatchers send what it hands in.
+        ConfigModule.forRoot(new AppConfig({ ...config, delivery: { ...config.delivery, concurrency: 0 } })),
+        LoggingModule.forRoot(createPino('error', pino.destination(2))),
+        DatabaseModule,
+        CryptoModule,
+        IdentityModule,
+        CardsModule,
+        DeliveryModule,
+      ],
       providers: [
         MigrateCommand,
         OrgCommand, OrgCreateCommand,
@@ -30,6 +45,8 @@ export class CliModule {
         IssuerCommand, IssuerCreateCommand,
         CardCommand, CardCreateCommand, CardSetStatusCommand,
         WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand,
+        PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyRevokeCommand,
+        EventCommand, EventSendCommand,
       ],
     };
   }

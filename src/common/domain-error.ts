@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'no card'
   | 'method not allowed'
   | 'name conflict'
+  | 'idempotency conflict'
   | 'rate limited'
   | 'request timeout'
   | 'payload too large'
@@ -60,6 +61,7 @@ export const Errors = {
   noCard: () => new DomainError(404, 'no card'),
   methodNotAllowed: () => new DomainError(405, 'method not allowed'),
   nameConflict: () => new DomainError(409, 'name conflict'),
+  idempotencyConflict: () => new DomainError(409, 'idempotency conflict'),
   /** An operator command meeting what exists (a user with that e-mail). */
   conflict: (what: string) => new DomainError(409, 'conflict', [what]),
   /** An operator command breaking a rule (a card for a non-member). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ConfigError, parseEnvironment } from './environment';
@@ -28,6 +29,8 @@ export interface RateLimits {
   readonly authFailuresPerAddress: number;
   /** Card provisioning requests per wallet token and window. */
   readonly perWalletToken: number;
+  /** Events sent per platform key and window. */
+  readonly perPlatformKey: number;
   /**
    * Express's `trust proxy`: the proxies (addresses, CIDRs) whose X-Forwarded-For names the
    * client. Empty: the client is the connection's peer and X-Forwarded-For is ignored.
@@ -35,6 +38,21 @@ export interface RateLimits {
   readonly trustedProxies: readonly string[];
   /** Counters in Redis (shared by every instance) when set, else in each process's memory. */
   readonly redisUrl: string | undefined;
+}
+
+/** Event delivery (docs/api.md 2, 10). */
+export interface DeliveryConfig {
+  /** Attempts in flight in this instance; 0: it serves the API only. */
+  readonly concurrency: number;
+  readonly pollMs: number;
+  readonly timeoutMs: number;
+  /** Seconds between attempts after the first, immediate one. */
+  readonly retrySchedule: readonly number[];
+  /** `http://host:port` of the HTTP CONNECT egress proxy, when every attempt tunnels through one. */
+  readonly proxyUrl: URL | undefined;
+  /** Extra trusted CA certificates (PEM), beside the system's. */
+  readonly caFile: string | undefined;
+  readonly retentionDays: number;
 }
 
 export interface SecretKeys {
@@ -67,6 +85,9 @@ export class AppConfig {
   /** Origins whose pages may send state-changing webhook requests (exact `scheme://host[:port]`). */
   readonly allowedOrigins: readonly string[];
   readonly rateLimits: RateLimits;
+  readonly delivery: DeliveryConfig;
+  /** CIDRs whose addresses count as public, at registration and at delivery (docs/api.md 10.4). */
+  readonly trustedCidrs: readonly string[];
   /** What the start-up log must warn about (a key file others can read). */
   readonly warnings: readonly string[];
 
@@ -114,10 +135,63 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
       authFailuresPerAddress: e.RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS ?? 1000,
       perWalletToken: e.RATE_LIMIT_PER_WALLET_TOKEN ?? 300,
+      perPlatformKey: e.RATE_LIMIT_PER_PLATFORM_KEY ?? 300_000,
       trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES ?? ''),
       redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     },
+    delivery: {
+      concurrency: e.DELIVERY_CONCURRENCY ?? 32,
+      pollMs: e.DELIVERY_POLL_MS ?? 1000,
+      timeoutMs: e.DELIVERY_TIMEOUT_MS ?? 15_000,
+      retrySchedule: parseRetrySchedule(e.DELIVERY_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000'),
+      proxyUrl: e.DELIVERY_PROXY_URL === undefined ? undefined : parseProxyUrl(e.DELIVERY_PROXY_URL),
+      caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
+      retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
+    },
+    trustedCidrs: parseCidrs('TRUSTED_CIDRS', e.TRUSTED_CIDRS ?? ''),
     warnings,
+  });
+}
+
+/** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (empty: no retries). */
+function parseRetrySchedule(value: string): number[] {
+  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const seconds = parts.map(Number);
+  if (parts.some((part) => !/^\d+$/.test(part)) || seconds.some((s) => s > 86_400)) {
+    throw new ConfigError('DELIVERY_RETRY_SCHEDULE', `invalid value ${JSON.stringify(value)} (comma-separated whole seconds, each at most 86400)`);
+  }
+  return seconds;
+}
+
+function parseProxyUrl(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (url === undefined || url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('DELIVERY_PROXY_URL', 'must be http://host:port of an HTTP CONNECT proxy');
+  }
+  return url;
+}
+
+function readableFile(variable: string, path: string): string {
+  try {
+    readFileSync(path);
+    return path;
+  } catch {
+    throw new ConfigError(variable, `cannot read ${path}`);
+  }
+}
+
+/** Comma-separated CIDRs (a bare address is its own /32 or /128). */
+function parseCidrs(variable: string, value: string): string[] {
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return entries.map((entry) => {
+    const cidr = entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`;
+    if (!isValidCidr(cidr)) throw new ConfigError(variable, `invalid entry ${JSON.stringify(entry)} (CIDR, comma-separated)`);
+    return cidr;
   });
 }
 

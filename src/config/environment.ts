@@ -75,11 +75,38 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_PER_WALLET_TOKEN?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_PLATFORM_KEY?: number;
+
   @IsOptional() @IsString()
   TRUSTED_PROXIES?: string;
 
   @IsOptional() @IsString()
   REDIS_URL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  DELIVERY_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
+  DELIVERY_POLL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  DELIVERY_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsString()
+  DELIVERY_RETRY_SCHEDULE?: string;
+
+  @IsOptional() @IsString()
+  DELIVERY_PROXY_URL?: string;
+
+  @IsOptional() @IsString()
+  DELIVERY_CA_FILE?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3650)
+  DELIVERY_RETENTION_DAYS?: number;
+
+  @IsOptional() @IsString()
+  TRUSTED_CIDRS?: string;
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
@@ -87,7 +114,9 @@ const ENV_KEYS: readonly (keyof Environment)[] = [
   'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
   'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
   'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
-  'RATE_LIMIT_PER_WALLET_TOKEN', 'TRUSTED_PROXIES', 'REDIS_URL',
+  'RATE_LIMIT_PER_WALLET_TOKEN', 'RATE_LIMIT_PER_PLATFORM_KEY', 'TRUSTED_PROXIES', 'REDIS_URL',
+  'DELIVERY_CONCURRENCY', 'DELIVERY_POLL_MS', 'DELIVERY_TIMEOUT_MS', 'DELIVERY_RETRY_SCHEDULE', 'DELIVERY_PROXY_URL',
+  'DELIVERY_CA_FILE', 'DELIVERY_RETENTION_DAYS', 'TRUSTED_CIDRS',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */

@@ -15,7 +15,7 @@ export interface SealedSecret {
  * in its organization, never changed by an update).
  */
 export interface SecretBinding {
-  readonly table: 'cards' | 'webhooks';
+  readonly table: 'cards' | 'webhooks' | 'events';
   readonly organizationId: number;
   readonly row: number | string;
 }

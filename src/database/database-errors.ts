@@ -41,3 +41,9 @@ export const isUniqueViolation = (error: unknown): boolean => {
   const { code } = driverError(error);
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 };
+
+/** A row that names a parent which does not exist (an event for an unknown organization). */
+export const isForeignKeyViolation = (error: unknown): boolean => {
+  const { code } = driverError(error);
+  return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+};

@@ -8,6 +8,10 @@ export interface SqlDialect {
   readonly now: string;
   /** Appended to a SELECT that must lock its rows until the transaction ends. */
   readonly forUpdate: string;
+  /** Appended to a SELECT that takes shared locks on its rows until the transaction ends. */
+  readonly forShare: string;
+  /** Appended to a SELECT that locks its rows and skips those another transaction holds (the queue's claim). */
+  readonly forUpdateSkipLocked: string;
   /** `INSERT INTO table (columns) VALUES (...)` that does nothing when `key` already exists. */
   insertUnlessExists(table: string, columns: readonly string[], key: string): string;
   /** `INSERT INTO table (columns) VALUES (...)` that sets `update` instead when `key` exists. */
@@ -17,12 +21,17 @@ export interface SqlDialect {
 /** A moment as the `datetime` columns hold it in both dialects: UTC, `YYYY-MM-DD HH:MM:SS.mmm`. */
 export const sqlTimestamp = (at: Date): string => at.toISOString().replace('T', ' ').replace('Z', '');
 
+/** A `datetime` column as read: mysql2 gives a Date, SQLite the stored UTC text. */
+export const dateOf = (value: Date | string): Date => (value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`));
+
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export const MYSQL_DIALECT: SqlDialect = {
   name: 'mysql',
   now: 'UTC_TIMESTAMP(3)',
   forUpdate: ' FOR UPDATE',
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
+  forShare: ' LOCK IN SHARE MODE',
   // ON DUPLICATE KEY takes an exclusive lock on an existing row (INSERT IGNORE would take a
   // shared one, and two writers upgrading it to exclusive would deadlock).
   insertUnlessExists: (table, columns, key) =>
@@ -35,6 +44,9 @@ export const SQLITE_DIALECT: SqlDialect = {
   name: 'sqlite',
   now: "strftime('%Y-%m-%d %H:%M:%f', 'now')",
   forUpdate: '',
+  // One writer at a time, and one instance per file: nothing to skip.
+  forUpdateSkipLocked: '',
+  forShare: '',
   insertUnlessExists: (table, columns, key) =>
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key}) DO NOTHING`,
   upsert: (table, columns, key, update) =>

@@ -5,6 +5,8 @@ import { Errors } from '../common/domain-error';
 
 /** docs/api.md 4: bodies over this answer 413. */
 export const BODY_LIMIT = '16kb';
+/** docs/api.md 10.1: an event's body may be larger. */
+export const EVENT_BODY_LIMIT = '256kb';
 export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
 /** A request with a body: docs/api.md 4's body rules apply to it. */

@@ -65,6 +65,20 @@ export class IdentityService {
     }
   }
 
+  async createPlatformKey(name: string): Promise<{ id: number; token: string }> {
+    const token = newOpaqueToken();
+    return { id: await this.identities.createPlatformKey(name, hashToken(token)), token };
+  }
+
+  async revokePlatformKey(token: string): Promise<void> {
+    if (!(await this.identities.revokePlatformKey(hashToken(token), new Date()))) throw Errors.notFound('no such platform key');
+  }
+
+  /** 404 not found unless the organization exists (event ingest names it). */
+  async requireOrganization(id: number): Promise<void> {
+    if (!(await this.identities.organizationExists(id))) throw Errors.notFound(`no organization ${id}`);
+  }
+
   async requireMembership(organizationId: number, userId: number): Promise<void> {
     await this.requireOrganization(organizationId);
     if (!(await this.identities.isMember(organizationId, userId))) {
@@ -74,10 +88,6 @@ export class IdentityService {
 
   async requireUser(id: number): Promise<void> {
     if (!(await this.identities.userExists(id))) throw Errors.notFound(`no user ${id}`);
-  }
-
-  private async requireOrganization(id: number): Promise<void> {
-    if (!(await this.identities.organizationExists(id))) throw Errors.notFound(`no organization ${id}`);
   }
 }
 

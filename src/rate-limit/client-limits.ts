@@ -15,7 +15,8 @@ const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);
  *   busy backend with valid credentials (the admin console's) is never limited by its address;
  *   past the limit, every request from the address answers 429 before any credential is looked
  *   up, until the window's block ends;
- * - requests per wallet token (card provisioning), after authentication.
+ * - requests per bearer token, after authentication: per wallet token (card provisioning) and
+ *   per platform key (event ingest).
  */
 @Injectable()
 export class ClientLimits {
@@ -39,9 +40,10 @@ export class ClientLimits {
     await this.count(this.addressKey(address), this.limits.authFailuresPerAddress);
   }
 
-  /** Counts a request made with a wallet token (its hash); past the limit, 429. */
-  async countWalletToken(tokenKey: string): Promise<void> {
-    await this.count(`${this.limits.keyPrefix}:wallet-token:${tokenKey}`, this.limits.perWalletToken);
+  /** Counts a request made with a bearer token (its hash); past its kind's limit, 429. */
+  async countBearerToken(kind: 'wallet-extension' | 'platform', tokenKey: string): Promise<void> {
+    const limit = kind === 'platform' ? this.limits.perPlatformKey : this.limits.perWalletToken;
+    await this.count(`${this.limits.keyPrefix}:${kind}:${tokenKey}`, limit);
   }
 
   private addressKey(address: string): string {

@@ -11,6 +11,11 @@ export interface NamedUrl {
   readonly hostname: string;
 }
 
+/** A host name as delivery resolves it (docs/api.md 10.4): its addresses, all public, or why not. */
+export type VettedHost =
+  | { readonly kind: 'ok'; readonly addresses: readonly string[] }
+  | { readonly kind: 'blocked address' | 'does not resolve' | 'dns unavailable' };
+
 export type ResolutionVerdict =
   | { readonly kind: 'ok' }
   | { readonly kind: 'invalid'; readonly messages: string[] }
@@ -53,6 +58,15 @@ export class UrlResolution {
       return { kind: 'unavailable' };
     }
     return { kind: 'ok' };
+  }
+
+  /** Delivery's check, at every attempt: the addresses to connect to, or why there are none. */
+  async vet(hostname: string): Promise<VettedHost> {
+    const found = await this.lookup(hostname);
+    const verdict = judge(found);
+    if (verdict.kind === 'ok') return { kind: 'ok', addresses: found.addresses };
+    if (verdict.kind === 'invalid') return { kind: verdict.problem === NOT_PUBLIC ? 'blocked address' : 'does not resolve' };
+    return { kind: 'dns unavailable' };
   }
 
   private async lookup(hostname: string): Promise<Lookup> {

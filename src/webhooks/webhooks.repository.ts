@@ -102,6 +102,12 @@ export class WebhooksRepository {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return false;
+      // docs/api.md 10.2: its deliveries that have not succeeded are cancelled, never sent again.
+      await tx.execute(
+        `UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL
+          WHERE state = 'pending' AND webhook_id = (SELECT id FROM webhooks WHERE source_id = ? AND name = ?)`,
+        [sourceId, name],
+      );
       if ((await tx.execute('DELETE FROM webhooks WHERE source_id = ? AND name = ?', [sourceId, name])) === 0) return false;
       const [left] = await tx.select('SELECT 1 AS one FROM webhooks WHERE source_id = ? LIMIT 1', [sourceId]);
       if (!left) await tx.execute('DELETE FROM webhook_sources WHERE id = ?', [sourceId]);

@@ -1,0 +1,32 @@
+import type { EventField } from '../webhooks/webhook.model';
+
+/** The event types the platform API sends (docs/api.md 10.1); the per-event URL fields of a webhook. */
+export type EventType = EventField;
+
+/** docs/api.md 10.5. */
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** Why an attempt failed, as the delivery log names it (docs/api.md 10.7). */
+export type AttemptError =
+  | 'timeout'
+  | 'dns unavailable'
+  | 'does not resolve'
+  | 'blocked address'
+  | 'connection failed'
+  | 'tls error'
+  | `http ${number}`;
+
+/** What one attempt came to. */
+export interface AttemptOutcome {
+  readonly ok: boolean;
+  /** The receiver's HTTP status, when it answered. */
+  readonly status: number | null;
+  readonly error: AttemptError | null;
+  readonly durationMs: number;
+  /** A 429's or 503's Retry-After, in seconds. */
+  readonly retryAfterSeconds?: number;
+}
+
+/** Event ids as the API shows them: `evt_` and 128 random bits. */
+export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_-]{22}$/;

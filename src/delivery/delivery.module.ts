@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UrlSafetyModule } from '../url-safety/url-safety.module';
+import { DeliveryDispatcher } from './delivery-dispatcher';
+import { DeliveryQueue } from './delivery-queue';
+import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
+import { DeliveryEntity } from './entities/delivery.entity';
+import { EventEntity } from './entities/event.entity';
+import { EventIngest } from './event-ingest.service';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
+import { RetentionPruner } from './retention-pruner';
+import { WebhookSender } from './webhook-sender';
+
+/**
+ * Event delivery (docs/api.md 10): ingest (controller, EventIngest, EventsRepository), the queue
+ * (DeliveryQueue: claims and leases), the dispatcher that works it, the sender that makes each
+ * attempt, and retention.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity]), UrlSafetyModule],
+  controllers: [EventsController],
+  providers: [EventIngest, EventsRepository, DeliveryQueue, DeliveryDispatcher, WebhookSender, RetentionPruner],
+  exports: [EventIngest, DeliveryQueue],
+})
+export class DeliveryModule {}

@@ -1,0 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { EVENT_FIELDS } from '../../webhooks/webhook.model';
+
+/** OpenAPI only: the body EventBodyPipe checks (docs/api.md 10.1). */
+export class EventBodyDto {
+  @ApiProperty({ enum: EVENT_FIELDS })
+  type: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The organization id' })
+  organization: number;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Any JSON object, delivered as sent' })
+  data: Record<string, unknown>;
+}
+
+export class AcceptedEventDto {
+  @ApiProperty({ pattern: '^evt_[A-Za-z0-9_-]{22}$' })
+  id: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'One delivery per webhook the organization had' })
+  deliveries: number;
+}

@@ -1,0 +1,41 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { OrganizationEntity } from '../../identity/entities/organization.entity';
+
+/**
+ * An event the platform API handed in (docs/api.md 10.1). `payload` holds the request body every
+ * attempt sends, byte for byte, sealed by SecretBox like the secrets (docs/api.md 10.8): a JSON
+ * column only because it is the one type of both dialects that holds 256 KiB (MariaDB: LONGTEXT).
+ */
+@Entity('events')
+@Index('uq_events_idempotency', ['organizationId', 'idempotencyKey'], { unique: true })
+@Index('ix_events_created', ['createdAt'])
+export class EventEntity {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'int' })
+  organizationId: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  type: string;
+
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })
+  idempotencyKey: string | null;
+
+  /** SHA-256 of the request, to tell a retry from another request under the same key. */
+  @Column({ name: 'request_hash', type: 'varchar', length: 64 })
+  requestHash: string;
+
+  @Column({ name: 'delivery_count', type: 'int' })
+  deliveryCount: number;
+
+  @Column({ type: 'json' })
+  payload: unknown;
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: Date;
+
+  @ManyToOne(() => OrganizationEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'fk_events_organization' })
+  organization?: OrganizationEntity;
+}

@@ -1,0 +1,74 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../common/domain-error';
+import { SecretBox } from '../crypto/secret-box';
+import { isForeignKeyViolation } from '../database/database-errors';
+import { DeliveryDispatcher } from './delivery-dispatcher';
+import type { IncomingEvent } from './event-body.pipe';
+import { EventsRepository, KeyedEvent } from './events.repository';
+
+/** An accepted event, as `POST {p}/events` answers it (202). */
+export interface AcceptedEvent {
+  readonly id: string;
+  readonly deliveries: number;
+}
+
+/** docs/api.md 10.1: an idempotency key holds for this long. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+
+const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
+
+/**
+ * Events in (docs/api.md 10.1), for `POST {p}/events`, the CLI's `event send` and the events the
+ * service emits itself (`card set-status`): one path. The event (its body sealed) and one
+ * delivery per webhook of the organization are committed together before the answer; then this
+ * instance's dispatcher is woken. Under an `Idempotency-Key` the unique index (organization,
+ * key) decides races on any number of instances: the loser finds the winner's event and answers
+ * as it did, or 409 when its request differs.
+ */
+@Injectable()
+export class EventIngest {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly secrets: SecretBox,
+    private readonly dispatcher: DeliveryDispatcher,
+  ) {}
+
+  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
+    const requestHash = createHash('sha256').update(JSON.stringify([event.type, event.organization, event.data])).digest('hex');
+    if (idempotencyKey !== undefined) {
+      const earlier = await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
+      if (earlier !== undefined && !(await this.expired(earlier))) return replay(earlier, requestHash);
+    }
+    const id = newEventId();
+    const createdAt = new Date();
+    const body = JSON.stringify({ type: event.type, timestamp: createdAt.toISOString(), data: event.data });
+    const payload = this.secrets.seal(body, { table: 'events', organizationId: event.organization, row: id });
+    const outcome = await this.events
+      .insert({ id, organizationId: event.organization, type: event.type, idempotencyKey, requestHash, payload, createdAt })
+      .catch((error: unknown) => {
+        if (isForeignKeyViolation(error)) throw Errors.notFound();
+        throw error;
+      });
+    if (outcome === 'duplicate') {
+      // Another request with this key committed first (a race): answer as it was answered.
+      const winner = await this.events.findByIdempotencyKey(event.organization, idempotencyKey!);
+      if (winner === undefined) throw Errors.unavailable();
+      return replay(winner, requestHash);
+    }
+    if (outcome.deliveries > 0) this.dispatcher.wake();
+    return { id, deliveries: outcome.deliveries };
+  }
+
+  /** A key older than its window is freed for the new event. */
+  private async expired(earlier: KeyedEvent): Promise<boolean> {
+    if (Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_WINDOW_MS) return false;
+    await this.events.forgetIdempotencyKey(earlier.id);
+    return true;
+  }
+}
+
+function replay(earlier: KeyedEvent, requestHash: string): AcceptedEvent {
+  if (earlier.requestHash !== requestHash) throw Errors.idempotencyConflict();
+  return { id: earlier.id, deliveries: earlier.deliveryCount };
+}

@@ -1,0 +1,31 @@
+import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PlatformApi } from '../auth/auth.decorators';
+import { ApiErrorResponses } from '../http/openapi-errors';
+import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
+import { EventBodyPipe, idempotencyKeyOf, IncomingEvent } from './event-body.pipe';
+import { AcceptedEvent, EventIngest } from './event-ingest.service';
+
+@ApiTags('events')
+@PlatformApi()
+@Controller('events')
+export class EventsController {
+  constructor(private readonly ingest: EventIngest) {}
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Hand in an event: it is stored with one delivery per webhook of the organization before the answer' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-255 visible ASCII characters; the same key within 24 h answers as the first call' })
+  @ApiBody({ type: EventBodyDto })
+  @ApiAcceptedResponse({ type: AcceptedEventDto })
+  @ApiErrorResponses({
+    400: ['bad request'],
+    404: ['not found'],
+    409: ['idempotency conflict'],
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+  })
+  accept(@Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEvent> {
+    return this.ingest.accept(event, idempotencyKeyOf(idempotencyKey));
+  }
+}

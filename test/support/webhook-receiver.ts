@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+const TLS_DIR = join(__dirname, 'tls');
+/** The CA that signed the receiver's certificate (hooks.example.com, *.example.com, 127.0.0.1): DELIVERY_CA_FILE. */
+export const TEST_CA_FILE = join(TLS_DIR, 'ca.pem');
+
+/** One request as the receiver got it: the raw body bytes and the headers. */
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly at: number;
+}
+
+/** How the receiver answers a path: a status (and headers), or by hanging or resetting the connection. */
+export type Behaviour = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
+
+export interface WebhookReceiver {
+  readonly port: number;
+  readonly received: ReceivedRequest[];
+  /** Requests to `path` answer this way from now on (default: 200). */
+  on(path: string, behaviour: Behaviour): void;
+  /** Waits until `count` requests to `path` have arrived (or throws after `timeoutMs`). */
+  waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+/** An HTTPS receiver on loopback with a certificate of its own, recording every request. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const behaviours = new Map<string, Behaviour>();
+  const received: ReceivedRequest[] = [];
+  const waiters = new Set<() => void>();
+  const server: Server = createServer({ key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+      received.push({ method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      for (const waiter of waiters) waiter();
+      const behaviour = behaviours.get(path) ?? { status: 200 };
+      if (behaviour === 'hang') return;
+      if (behaviour === 'reset') return req.socket.destroy();
+      res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('secureConnection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    on: (path, behaviour) => behaviours.set(path, behaviour),
+    waitFor: (path, count, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const matching = () => received.filter((request) => request.path === path);
+        const check = () => {
+          if (matching().length < count) return;
+          cleanup();
+          resolve(matching());
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`${matching().length} of ${count} requests to ${path} after ${timeoutMs} ms`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
