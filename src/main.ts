@@ -24,6 +24,8 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   await app.listen(config.port, config.host);
   logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
+  // docs/api.md 10.4: the operator sees which ranges count as public beside the public ones.
+  if (config.trustedCidrs.length > 0) logger.info({ trustedCidrs: config.trustedCidrs }, 'TRUSTED_CIDRS: webhooks may point to these ranges');
 
   // SIGTERM: stop accepting, let requests in flight finish, close the pool, exit 0.
   process.once('SIGTERM', () => {

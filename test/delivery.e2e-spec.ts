@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardsService } from '../src/cards/cards.service';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
 import { ConnectProxy, startConnectProxy } from './support/connect-proxy';
+import { rawExchange } from './support/raw-http';
 import { TestApp } from './support/test-app';
 import { ReceivedRequest, startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from './support/webhook-receiver';
 
@@ -303,6 +305,19 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { code: 'unauthorized' } });
     });
 
+    it('answers a live platform key followed by a second Authorization header 401 unauthorized (counted in the raw headers)', async () => {
+      const { organizationId } = await t.member('owner');
+      const server = t.app.getHttpServer();
+      if (!server.listening) await t.app.listen(0, '127.0.0.1');
+      const body = JSON.stringify({ type: 'user.updated', organization: organizationId, data: {} });
+      const res = await rawExchange(
+        (server.address() as AddressInfo).port,
+        `POST /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${platformKey}\r\nAuthorization: Basic abc\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({ status: 401, body: { code: 'unauthorized' } });
+    });
+
     it('answers a wallet token 401 unauthorized (a platform key is a kind of its own)', async () => {
       const { userId, organizationId } = await t.member('owner');
       const { token } = await t.identity.createWalletToken(userId, 3600);
@@ -397,6 +412,45 @@ describeOnMariadb('idempotency across instances', () => {
     } finally {
       await second.close();
       await first.close();
+    }
+  });
+});
+
+describeEachDatabase('TRUSTED_CIDRS: a receiver inside the operator network', (kind: DatabaseKind) => {
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(() => receiver?.close());
+
+  const target = (p: string) => `https://127.0.0.1:${receiver.port}${p}`;
+
+  it('refuses a loopback URL without it (400 invalid url)', async () => {
+    const t = await TestApp.start(kind);
+    try {
+      const { cookie } = await t.member('owner');
+      const res = await t.http().post('/api/webhook/local').set('Cookie', cookie).send({ url: target('/refused') });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'invalid url' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('registers and delivers to an address inside a trusted range, connecting straight to it', async () => {
+    const t = await TestApp.start(kind, {
+      env: { TRUSTED_CIDRS: '127.0.0.1/32', DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100', DELIVERY_TIMEOUT_MS: '1500' },
+    });
+    try {
+      const { organizationId, cookie } = await t.member('owner');
+      const created = await t.http().post('/api/webhook/local').set('Cookie', cookie).send({ url: target('/trusted') });
+      expect(created.status).toBe(201);
+      const { token } = await t.identity.createPlatformKey('platform');
+      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: { ok: true } });
+      expect(res.status).toBe(202);
+      const [request] = await receiver.waitFor('/trusted', 1);
+      expect(verifyWithBoth(request, created.body.secret)).toMatchObject({ type: 'user.updated', data: { ok: true } });
+    } finally {
+      await t.close();
     }
   });
 });

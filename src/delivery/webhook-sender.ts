@@ -3,6 +3,7 @@ import { rootCertificates } from 'node:tls';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { AppConfig, DeliveryConfig } from '../config/app-config';
+import { AddressPolicy } from '../url-safety/public-address';
 import { UrlResolution } from '../url-safety/url-resolution';
 import { checkUrl } from '../url-safety/url-rules';
 import type { AttemptError, AttemptOutcome } from './delivery.model';
@@ -32,6 +33,7 @@ export class WebhookSender implements OnApplicationShutdown {
 
   constructor(
     private readonly resolution: UrlResolution,
+    private readonly addresses: AddressPolicy,
     config: AppConfig,
   ) {
     this.config = config.delivery;
@@ -43,7 +45,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const outcome = (fields: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({ ...fields, durationMs: Math.round(performance.now() - started) });
     const failed = (error: AttemptError, status: number | null = null) => outcome({ ok: false, status, error });
 
-    const check = checkUrl(target);
+    const check = checkUrl(target, this.addresses.allows);
     if (!check.ok) return failed('blocked address');
     const url = new URL(check.href);
     let address = url.hostname.replace(/^\[|\]$/g, '');

@@ -3,12 +3,14 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { Errors } from '../common/domain-error';
+import { DeliveryQueue } from '../delivery/delivery-queue';
 import { ApiErrorResponses } from '../http/openapi-errors';
 
 const PING_TIMEOUT_MS = 1500;
 
 /**
- * docs/api.md 9: 200 while the database answers, 503 `unavailable` when it does not (or not within
+ * docs/api.md 9: 200 while the database answers (the delivery queue's depth is the query that
+ * proves it), 503 `unavailable` when it does not (or not within
  * the timeout). A plain ping rather than @nestjs/terminus: Terminus finds its peers at run time
  * through import.meta, which in the bundled build binds it to a second copy of @nestjs/typeorm.
  */
@@ -16,31 +18,44 @@ const PING_TIMEOUT_MS = 1500;
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queue: DeliveryQueue,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Liveness and database reachability' })
   @ApiOkResponse({
     schema: {
       type: 'object',
-      required: ['status', 'database'],
-      properties: { status: { type: 'string', enum: ['ok'] }, database: { type: 'string', enum: ['up'] } },
+      required: ['status', 'database', 'deliveries'],
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        database: { type: 'string', enum: ['up'] },
+        deliveries: {
+          type: 'object',
+          description: 'The delivery queue: pending deliveries, and how long the oldest due one has waited (0: none due)',
+          properties: { pending: { type: 'integer' }, oldestDueSeconds: { type: 'number' } },
+        },
+      },
     },
   })
   @ApiErrorResponses({ 503: ['unavailable'] })
-  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+  async check(): Promise<{ status: 'ok'; database: 'up'; deliveries: { pending: number; oldestDueSeconds: number } }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Errors.unavailable()), PING_TIMEOUT_MS);
     });
     try {
       if (!this.dataSource.isInitialized) throw Errors.unavailable();
-      await Promise.race([this.dataSource.query('SELECT 1'), timeout]);
+      const now = new Date();
+      const { pending, oldestDueAt } = await Promise.race([this.queue.stats(now), timeout]);
+      const oldestDueSeconds = oldestDueAt === null ? 0 : Math.max(0, (now.getTime() - oldestDueAt.getTime()) / 1000);
+      return { status: 'ok', database: 'up', deliveries: { pending, oldestDueSeconds } };
     } catch {
       throw Errors.unavailable();
     } finally {
       clearTimeout(timer);
     }
-    return { status: 'ok', database: 'up' };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [DeliveryModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from './public-address';
+import { AddressPolicy, isPublicAddress, PUBLIC_ONLY } from './public-address';
 
 /**
  * docs/api.md 5.2. Every expected value below is written out by hand (never derived from the
@@ -320,5 +320,25 @@ describe('isPublicAddress: anything but a canonical address is not public', () =
     ['::ffff:808:808%eth0', 'mapped public address with a zone'],
   ])('zone id %j (%s) is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
+  });
+});
+
+describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
+  const policy = new AddressPolicy(['127.0.0.1/32', '10.20.0.0/16', 'fd00:1::/32']);
+
+  it.each(['127.0.0.1', '10.20.3.4', 'fd00:1::5', '::ffff:10.20.0.1'])('allows %s, inside a trusted range', (address) => {
+    expect(policy.allows(address)).toBe(true);
+  });
+
+  it.each(['127.0.0.2', '10.21.0.1', 'fd00:2::1', '192.168.1.1', '::1'])('refuses %s, private and outside every trusted range', (address) => {
+    expect(policy.allows(address)).toBe(false);
+  });
+
+  it('still allows public addresses', () => {
+    expect(policy.allows('93.184.215.14')).toBe(true);
+  });
+
+  it('allows nothing private without trusted ranges', () => {
+    expect(PUBLIC_ONLY.allows('127.0.0.1')).toBe(false);
   });
 });

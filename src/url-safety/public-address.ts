@@ -64,3 +64,28 @@ export function isPublicAddress(address: string): boolean {
   if (v6 !== undefined && ipaddr.IPv6.isValid(v6) && !v6.includes('%')) return isPublicV6(ipaddr.IPv6.parse(v6));
   return false;
 }
+
+/**
+ * Which addresses a webhook may point to, at registration and at delivery alike (docs/api.md
+ * 5.2, 10.4): the public ones, and those inside the operator's TRUSTED_CIDRS (receivers inside
+ * its own network). An IPv4-mapped IPv6 address is judged as its IPv4 address.
+ */
+export class AddressPolicy {
+  private readonly trusted: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+  constructor(trustedCidrs: readonly string[] = []) {
+    this.trusted = trustedCidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+  }
+
+  readonly allows = (address: string): boolean => this.isTrusted(address) || isPublicAddress(address);
+
+  private isTrusted(address: string): boolean {
+    if (this.trusted.length === 0 || !ipaddr.isValid(address)) return false;
+    let parsed = ipaddr.parse(address);
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    return this.trusted.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+  }
+}
+
+/** No trusted ranges: public addresses only. */
+export const PUBLIC_ONLY = new AddressPolicy();

@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { PINO } from '../logging/pino.provider';
 import { HostResolver } from './host-resolver';
-import { isPublicAddress } from './public-address';
+import { AddressPolicy, PUBLIC_ONLY } from './public-address';
 import { NOT_PUBLIC } from './url-rules';
 
 /** A URL that passed the static rules and whose host is a name. */
@@ -40,6 +40,7 @@ export class UrlResolution {
   constructor(
     private readonly resolver: HostResolver,
     @Inject(PINO) private readonly logger: Logger,
+    @Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY,
   ) {}
 
   async check(urls: readonly NamedUrl[]): Promise<ResolutionVerdict> {
@@ -48,7 +49,7 @@ export class UrlResolution {
       if (!lookups.has(hostname)) lookups.set(hostname, this.lookup(hostname));
     }
     const outcomes = await Promise.all(
-      urls.map(async ({ field, hostname }) => ({ field, verdict: judge(await lookups.get(hostname)!) })),
+      urls.map(async ({ field, hostname }) => ({ field, verdict: judge(await lookups.get(hostname)!, this.addresses) })),
     );
     const messages = outcomes.flatMap(({ field, verdict }) => (verdict.kind === 'invalid' ? [`${field}: ${verdict.problem}`] : []));
     if (messages.length > 0) return { kind: 'invalid', messages };
@@ -63,7 +64,7 @@ export class UrlResolution {
   /** Delivery's check, at every attempt: the addresses to connect to, or why there are none. */
   async vet(hostname: string): Promise<VettedHost> {
     const found = await this.lookup(hostname);
-    const verdict = judge(found);
+    const verdict = judge(found, this.addresses);
     if (verdict.kind === 'ok') return { kind: 'ok', addresses: found.addresses };
     if (verdict.kind === 'invalid') return { kind: verdict.problem === NOT_PUBLIC ? 'blocked address' : 'does not resolve' };
     return { kind: 'dns unavailable' };
@@ -83,8 +84,8 @@ export class UrlResolution {
 
 type UrlVerdict = { readonly kind: 'ok' | 'unavailable' } | { readonly kind: 'invalid'; readonly problem: string };
 
-function judge({ addresses, failures }: Lookup): UrlVerdict {
-  if (addresses.some((address) => !isPublicAddress(address))) return { kind: 'invalid', problem: NOT_PUBLIC };
+function judge({ addresses, failures }: Lookup, policy: AddressPolicy): UrlVerdict {
+  if (addresses.some((address) => !policy.allows(address))) return { kind: 'invalid', problem: NOT_PUBLIC };
   if (failures.length > 0) return { kind: 'unavailable' };
   if (addresses.length === 0) return { kind: 'invalid', problem: 'does not resolve' };
   return { kind: 'ok' };

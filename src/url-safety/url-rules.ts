@@ -18,9 +18,9 @@ export const NOT_PUBLIC = 'must not point to a private, loopback or reserved add
 /**
  * Rules 1-5 of docs/api.md 5.1. One WHATWG parse decides everything; its `href` is what is stored.
  * When the host is a name, `hostname` is returned for resolution (rule 6); an IP literal is
- * judged here and needs none.
+ * judged here (by `allows`: public, or inside TRUSTED_CIDRS) and needs none.
  */
-export function checkUrl(value: string): UrlCheck {
+export function checkUrl(value: string, allows: (address: string) => boolean = isPublicAddress): UrlCheck {
   if ([...value].length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters`);
   if (INVISIBLE.test(value)) return fail('must not contain whitespace, control or invisible characters');
 
@@ -37,8 +37,8 @@ export function checkUrl(value: string): UrlCheck {
   if (url.href.length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters once normalized`);
 
   const host = url.hostname;
-  if (host.startsWith('[')) return isPublicAddress(host.slice(1, -1)) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
-  if (DOTTED_IPV4.test(host)) return isPublicAddress(host) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+  if (host.startsWith('[')) return allows(host.slice(1, -1)) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+  if (DOTTED_IPV4.test(host)) return allows(host) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
 
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
   if (name === 'localhost') return fail('must not point to localhost');

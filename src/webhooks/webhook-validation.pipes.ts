@@ -1,7 +1,8 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
+import { Injectable, Optional, PipeTransform } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { Errors } from '../common/domain-error';
+import { AddressPolicy, PUBLIC_ONLY } from '../url-safety/public-address';
 import { checkUrl } from '../url-safety/url-rules';
 import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
@@ -26,21 +27,44 @@ export class WebhookNamePipe implements PipeTransform<string, string> {
   }
 }
 
+/** The pipes that check URLs: an IP-literal host must be allowed by the AddressPolicy (TRUSTED_CIDRS). */
+@Injectable()
+abstract class UrlCheckingPipe {
+  constructor(@Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY) {}
+
+  protected draftOf(dto: WebhookUrlsDto): WebhookDraft {
+    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)));
+  }
+
+  /** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
+  protected checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {
+    const problems: string[] = [];
+    const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {
+      if (value === null) return [field, value as Extract<T, null>];
+      const verdict = checkUrl(value, this.addresses.allows);
+      if (!verdict.ok) problems.push(`${field}: ${verdict.problem}`);
+      return [field, verdict.ok ? { href: verdict.href, hostname: verdict.hostname } : { href: '' }];
+    });
+    if (problems.length > 0) throw Errors.invalidUrl(problems);
+    return checked;
+  }
+}
+
 /** `POST /webhook/{name}`: the URLs, and the body name when one was sent. */
 @Injectable()
-export class CreateWebhookBodyPipe implements PipeTransform<unknown, { name?: string; draft: WebhookDraft }> {
+export class CreateWebhookBodyPipe extends UrlCheckingPipe implements PipeTransform<unknown, { name?: string; draft: WebhookDraft }> {
   transform(body: unknown) {
     const dto = validateShape(CreateWebhookDto, body);
-    return { name: dto.name, draft: toDraft(dto) };
+    return { name: dto.name, draft: this.draftOf(dto) };
   }
 }
 
 /** `POST /webhook` (legacy create-or-update). */
 @Injectable()
-export class ReplaceWebhookBodyPipe implements PipeTransform<unknown, { name: string; draft: WebhookDraft }> {
+export class ReplaceWebhookBodyPipe extends UrlCheckingPipe implements PipeTransform<unknown, { name: string; draft: WebhookDraft }> {
   transform(body: unknown) {
     const dto = validateShape(ReplaceWebhookDto, body);
-    return { name: dto.name, draft: toDraft(dto) };
+    return { name: dto.name, draft: this.draftOf(dto) };
   }
 }
 
@@ -54,25 +78,10 @@ export class DeleteWebhookBodyPipe implements PipeTransform<unknown, string> {
 
 /** `PATCH /webhook/{name}`. */
 @Injectable()
-export class WebhookPatchBodyPipe implements PipeTransform<unknown, WebhookPatch> {
+export class WebhookPatchBodyPipe extends UrlCheckingPipe implements PipeTransform<unknown, WebhookPatch> {
   transform(body: unknown): WebhookPatch {
-    return patchOf(checkUrls(fieldsOfBody<string | null>(validateShape(WebhookPatchDto, body))));
+    return patchOf(this.checkUrls(fieldsOfBody<string | null>(validateShape(WebhookPatchDto, body))));
   }
-}
-
-const toDraft = (dto: WebhookUrlsDto): WebhookDraft => draftOf(checkUrls(fieldsOfBody<string>(dto)));
-
-/** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
-function checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {
-  const problems: string[] = [];
-  const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {
-    if (value === null) return [field, value as Extract<T, null>];
-    const verdict = checkUrl(value);
-    if (!verdict.ok) problems.push(`${field}: ${verdict.problem}`);
-    return [field, verdict.ok ? { href: verdict.href, hostname: verdict.hostname } : { href: '' }];
-  });
-  if (problems.length > 0) throw Errors.invalidUrl(problems);
-  return checked;
 }
 
 /**
