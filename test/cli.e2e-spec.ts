@@ -112,6 +112,32 @@ describeEachDatabase('operator CLI', (kind) => {
   });
 
   describe('commands', () => {
+    it('platform-key create prints {"id","token"}, and revoke --token - takes it from standard input', async () => {
+      const created = succeeded(await cli('platform-key', 'create', '--name', 'platform'));
+      expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN) });
+      expect(succeeded(await runCli(['platform-key', 'revoke', '--token', '-'], env, undefined, `${created.token as string}\n`))).toEqual({ revoked: true });
+      expect(failed(await cli('platform-key', 'revoke', '--token', unknownToken())).code).toBe('not found');
+    });
+
+    it('event send prints {"id","deliveries"} and answers a repeated --idempotency-key with the same event', async () => {
+      const args = ['event', 'send', '--org', String(orgId), '--type', 'user.updated', '--data', '{"user":1}', '--idempotency-key', 'cli-1'];
+      const sent = succeeded(await cli(...args));
+      expect(sent).toEqual({ id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/), deliveries: 0 });
+      expect(succeeded(await cli(...args))).toEqual(sent);
+    });
+
+    it.each([
+      ['an unknown type', ['--type', 'card.deleted'], 'bad request'],
+      ['data that is not an object', ['--type', 'user.updated', '--data', '[1]'], 'bad request'],
+      ['data that is not JSON', ['--type', 'user.updated', '--data', '{nope'], 'usage'],
+    ])('event send refuses %s', async (_, extra, code) => {
+      expect(failed(await cli('event', 'send', '--org', String(orgId), ...extra)).code).toBe(code);
+    });
+
+    it('event send refuses an unknown organization with not found', async () => {
+      expect(failed(await cli('event', 'send', '--org', '999999', '--type', 'user.updated')).code).toBe('not found');
+    });
+
     it('migrate on a fresh database prints the names of the migrations it applied', () => {
       expect(succeeded(firstMigrate)).toEqual({ applied: migrationNames(kind) });
     });

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
+import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
+import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
@@ -18,7 +20,11 @@ import { WebhookSender } from './webhook-sender';
  * attempt, and retention.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity]), UrlSafetyModule],
+  imports: [
+    // The webhook entities too: a delivery refers to its webhook (the CLI has no WebhooksModule).
+    TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookEntity, WebhookSourceEntity]),
+    UrlSafetyModule,
+  ],
   controllers: [EventsController],
   providers: [EventIngest, EventsRepository, DeliveryQueue, DeliveryDispatcher, WebhookSender, RetentionPruner],
   exports: [EventIngest, DeliveryQueue],
