@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a command-line example: printing is its job */
 // A tiny webhook receiver for the README tour: HTTPS on 127.0.0.1:9443 with the certificate
 // made there, checking every request's Standard Webhooks signature with the webhook's secret.
 //   WEBHOOK_SECRET=whsec_… node examples/receiver.mjs
