@@ -454,3 +454,30 @@ describeEachDatabase('TRUSTED_CIDRS: a receiver inside the operator network', (k
     }
   });
 });
+
+describeEachDatabase('dispatcher at shutdown (docs/api.md 10.6)', (kind: DatabaseKind) => {
+  it('lets an attempt in flight finish and records it before the instance closes', async () => {
+    const receiver = await startWebhookReceiver();
+    const proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+    const database = await createTestDatabase(kind);
+    const secretKey = randomBytes(32).toString('base64');
+    const t = await TestApp.start(kind, { database, secretKey, zone: ZONE, env: deliveryEnv(proxy) });
+    const reader = await TestApp.start(kind, { database, secretKey, env: { DELIVERY_CONCURRENCY: '0' } });
+    try {
+      receiver.on('/slow', { status: 200, delayMs: 800 });
+      const { organizationId, cookie } = await t.member('owner');
+      expect((await t.http().post('/api/webhook/slow').set('Cookie', cookie).send({ url: `https://${HOOKS}/slow` })).status).toBe(201);
+      const { token } = await t.identity.createPlatformKey('platform');
+      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: {} });
+      await receiver.waitFor('/slow', 1);
+      await t.close();
+      const [row] = await reader.dataSource.query('SELECT state, attempts FROM deliveries WHERE event_id = ?', [res.body.id]);
+      expect({ state: row.state, attempts: Number(row.attempts) }).toEqual({ state: 'succeeded', attempts: 1 });
+    } finally {
+      await reader.close();
+      await database.drop();
+      await proxy.close();
+      await receiver.close();
+    }
+  });
+});

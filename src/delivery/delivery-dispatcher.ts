@@ -4,7 +4,7 @@ import { version } from '../../package.json';
 import { AppConfig, DeliveryConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { PINO } from '../logging/pino.provider';
-import { ClaimedDelivery, DeliveryQueue } from './delivery-queue';
+import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from './delivery-queue';
 import { RetryPolicy } from './retry-policy';
 import { webhookSignature } from './webhook-signature';
 import { WebhookSender } from './webhook-sender';
@@ -12,6 +12,7 @@ import { WebhookSender } from './webhook-sender';
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
 const WARN_EVERY_MS = 10_000;
+const RECORD_RETRY_MS = 500;
 const USER_AGENT = `platform-api/${version}`;
 
 /**
@@ -25,6 +26,7 @@ const USER_AGENT = `platform-api/${version}`;
 export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly config: DeliveryConfig;
   private readonly policy: RetryPolicy;
+  private readonly leaseMs: number;
   private readonly inFlight = new Map<number, { delivery: ClaimedDelivery; done: Promise<void> }>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
@@ -41,6 +43,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
   ) {
     this.config = config.delivery;
     this.policy = new RetryPolicy(this.config.retrySchedule);
+    this.leaseMs = this.config.timeoutMs + LEASE_MARGIN_MS;
   }
 
   onApplicationBootstrap(): void {
@@ -73,7 +76,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       let claimed: ClaimedDelivery[] = [];
       if (free > 0) {
         try {
-          claimed = await this.queue.claim(free, new Date(), this.config.timeoutMs + LEASE_MARGIN_MS);
+          claimed = await this.queue.claim(free, new Date(), this.leaseMs);
         } catch (error) {
           this.warn(error, 'could not claim deliveries');
         }
@@ -109,7 +112,26 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       'webhook-signature': webhookSignature([secret], delivery.eventId, at, body),
     }, body);
     const next = this.policy.after(delivery.attempts + 1, outcome, new Date());
-    await this.queue.complete(delivery, { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error });
+    await this.record(delivery, { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error });
+  }
+
+  /**
+   * Records an attempt's outcome; while the database cannot be written (it is cut off), tries
+   * again until the claim's lease would run out, so that an attempt made just before an outage
+   * is not made again after it.
+   */
+  private async record(delivery: ClaimedDelivery, outcome: AttemptRecord): Promise<void> {
+    const giveUpAt = delivery.claimedAt + this.leaseMs - RECORD_RETRY_MS;
+    for (;;) {
+      try {
+        await this.queue.complete(delivery, outcome);
+        return;
+      } catch (error) {
+        if (!this.running || Date.now() >= giveUpAt) throw error;
+        this.warn(error, 'could not record a delivery attempt; trying again');
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
+    }
   }
 
   private sleep(ms: number): Promise<void> {

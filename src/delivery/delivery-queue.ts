@@ -13,6 +13,8 @@ import { sealedFromJson } from './sealed-json';
 export interface ClaimedDelivery {
   readonly id: number;
   readonly claimToken: string;
+  /** When the claim was made (ms since the epoch, this instance's clock): its lease runs from here. */
+  readonly claimedAt: number;
   /** Attempts made before this one. */
   readonly attempts: number;
   readonly organizationId: number;
@@ -75,7 +77,7 @@ export class DeliveryQueue {
         WHERE d.id IN (${list(ids.length)}) AND d.claim_token = ?`,
       [...ids, claimToken],
     );
-    return rows.map((row) => toClaimed(row, claimToken));
+    return rows.map((row) => toClaimed(row, claimToken, now.getTime()));
   }
 
   /** Ends a claim with an attempt's outcome; false when the claim was lost (lease ran out, cancelled). */
@@ -139,13 +141,14 @@ export class DeliveryQueue {
   }
 }
 
-function toClaimed(row: Record<string, unknown>, claimToken: string): ClaimedDelivery {
+function toClaimed(row: Record<string, unknown>, claimToken: string, claimedAt: number): ClaimedDelivery {
   const eventType = String(row.eventType);
   const column = EVENT_URL_COLUMNS[eventType as keyof typeof EVENT_URL_COLUMNS] as string | undefined;
   const url = (column !== undefined ? (row[column] as string | null) : null) ?? (row.url as string | null);
   return {
     id: Number(row.id),
     claimToken,
+    claimedAt,
     attempts: Number(row.attempts),
     organizationId: Number(row.organizationId),
     eventId: String(row.eventId),

@@ -18,7 +18,7 @@ export interface ReceivedRequest {
 }
 
 /** How the receiver answers a path: a status (and headers), or by hanging or resetting the connection. */
-export type Behaviour = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
+export type Behaviour = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang' | 'reset';
 
 export interface WebhookReceiver {
   readonly port: number;
@@ -47,7 +47,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const behaviour = behaviours.get(path) ?? { status: 200 };
       if (behaviour === 'hang') return;
       if (behaviour === 'reset') return req.socket.destroy();
-      res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? '');
+      setTimeout(() => res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? ''), behaviour.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
