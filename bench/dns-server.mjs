@@ -24,8 +24,8 @@ const NXDOMAIN = 3;
 const PUBLIC_A = '93.184.216.34';
 const PUBLIC_AAAA = '2606:2800:220:1:248:1893:25c8:1946';
 
-/** The host names of the URLs run.mjs sends (seed, W4, W5). */
-export const ZONE = ['hooks.acme-example.com', 'events.acme-example.com', 'alt.acme-example.com'];
+/** The host names of the URLs run.mjs sends (seed, W4, W5), and delivery.mjs's receiver (W6, W7). */
+export const ZONE = ['hooks.acme-example.com', 'events.acme-example.com', 'alt.acme-example.com', 'receiver.example.com'];
 
 /** Starts the server on 127.0.0.1 (a free port); resolves to `{ address, close }`. */
 export async function startDnsServer(names = ZONE) {

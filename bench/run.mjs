@@ -25,44 +25,51 @@
 //   BENCH_WORKLOADS ["W1 W2 W3 W4 W5"]  BENCH_COLD_RUNS [3] (0: no cold starts)
 //   BENCH_SERVER_LOG    where the server's stdout (one JSON line per request) goes
 //                       [bench/results/server.log]
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import mysql from 'mysql2/promise';
+import {
+  API_PREFIX,
+  atCleanup,
+  BenchError,
+  cleanUp,
+  cli,
+  cpuTicks,
+  createDatabase,
+  expectStatus,
+  fixed,
+  intFromEnv,
+  log,
+  mb,
+  out,
+  parseServerUrl,
+  procStatusKb,
+  request,
+  requireDist,
+  requirePortFree,
+  RESULTS,
+  ROOT,
+  sampleRss,
+  secondsFromEnv,
+  serviceEnv,
+  shown,
+  spawnTracked,
+  startDns,
+  startServer,
+  stop,
+  TICKS_PER_SECOND,
+  waitForHealth,
+  withMariadb,
+} from './harness.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIST = join(ROOT, 'dist');
-const RESULTS = join(ROOT, 'bench', 'results');
 const TOKENS_FILE = join(RESULTS, 'tokens.json');
-const API_PREFIX = '/api';
 const HOOKS = 10;
 const HOOK_NAME = 'hook-01';
 const TTL_ONE_YEAR = '31536000';
-/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
-const TICKS_PER_SECOND = 100;
-
-/** A failure with a message that says it all: printed without a stack trace. */
-class BenchError extends Error {}
-
-// ---- configuration ------------------------------------------------------------------------
-
-function intFromEnv(name, fallback, min, raw = process.env[name]) {
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min)) throw new BenchError(`${name}: expected a whole number >= ${min}, got ${JSON.stringify(process.env[name])}`);
-  return value;
-}
-
-/** Seconds, written bare ("10") or as load.sh writes them ("10s"). */
-const secondsFromEnv = (name, fallback) => intFromEnv(name, fallback, 1, process.env[name]?.replace(/s$/, ''));
 
 function loadConfig() {
   const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
@@ -86,212 +93,6 @@ function loadConfig() {
     coldRuns: intFromEnv('BENCH_COLD_RUNS', 3, 0),
     serverLog: process.env.BENCH_SERVER_LOG || join(RESULTS, 'server.log'),
   };
-}
-
-/** The MariaDB server URL; the bench creates (and drops) its own databases on it. */
-function parseServerUrl(value) {
-  let url;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') || url.hostname === '') {
-    throw new BenchError('BENCH_DATABASE_URL: expected mysql://user[:pass]@host[:port]');
-  }
-  if (url.pathname !== '' && url.pathname !== '/') {
-    throw new BenchError('BENCH_DATABASE_URL: name the server only (no /database): the bench creates its own databases');
-  }
-  return url;
-}
-
-/** The server URL with a database, for DATABASE_URL. */
-function databaseUrl(server, name) {
-  const url = new URL(server.href);
-  url.pathname = `/${name}`;
-  return url.href;
-}
-
-/** For messages: never the password. */
-const shown = (server) => `${server.protocol}//${server.username || '(no user)'}@${server.host}`;
-
-// ---- cleanup: everything started is stopped, on success, failure and Ctrl-C ----------------
-
-const cleanups = [];
-const atCleanup = (fn) => cleanups.push(fn);
-
-async function cleanUp() {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()();
-    } catch (error) {
-      log(`cleanup: ${error.message}`);
-    }
-  }
-}
-
-/** SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
-async function stop(child, graceMs = 10_000) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** Spawns a child that is stopped at cleanup if it is still running. */
-function spawnTracked(command, args, options) {
-  const child = spawn(command, args, options);
-  atCleanup(() => stop(child));
-  return child;
-}
-
-// ---- output -------------------------------------------------------------------------------
-
-/** Progress on stderr; the results alone go to stdout. */
-const log = (line) => process.stderr.write(`bench: ${line}\n`);
-const out = (line = '') => process.stdout.write(`${line}\n`);
-const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-const mb = (kb) => kb / 1024;
-
-// ---- prerequisites ------------------------------------------------------------------------
-
-function requireDist() {
-  for (const file of ['main.js', 'cli.js']) {
-    if (!existsSync(join(DIST, file))) {
-      throw new BenchError(`dist/${file} is missing: run \`npm run build\` first (\`npm run bench\` builds when stale)`);
-    }
-  }
-}
-
-function requirePortFree(port) {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', (error) =>
-      reject(new BenchError(`port ${port} on 127.0.0.1 is not free (${error.code}): stop what uses it or set BENCH_PORT`)),
-    );
-    probe.listen(port, '127.0.0.1', () => probe.close(resolve));
-  });
-}
-
-async function withMariadb(server, work) {
-  let connection;
-  try {
-    connection = await mysql.createConnection({ uri: server.href, connectTimeout: 5000 });
-  } catch (error) {
-    throw new BenchError(
-      `MariaDB unreachable at ${shown(server)} (${error.code ?? error.message}): start it, or point BENCH_DATABASE_URL at one`,
-    );
-  }
-  try {
-    return await work(connection);
-  } finally {
-    await connection.end();
-  }
-}
-
-/** A fresh, empty database; dropped at cleanup (again, if `drop` was called: IF EXISTS) unless kept. */
-async function createDatabase(server, { keep = false } = {}) {
-  const name = `pa_bench_${randomBytes(6).toString('hex')}`;
-  await withMariadb(server, (c) => c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`));
-  const drop = () => withMariadb(server, (c) => c.query(`DROP DATABASE IF EXISTS ${name}`));
-  if (!keep) atCleanup(drop);
-  return { name, url: databaseUrl(server, name), drop };
-}
-
-// ---- HTTP client for seeding, checks and /health (node:http: no lazy-loaded client in the
-// way of the cold-start measurement) ---------------------------------------------------------
-
-function request(method, url, { headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(url, {
-      method,
-      agent: false,
-      headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
-    });
-    req.once('error', reject);
-    req.once('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.once('end', () => resolve({ status: res.statusCode, text }));
-      res.once('error', reject);
-    });
-    req.end(payload);
-  });
-}
-
-async function expectStatus(expected, method, url, options) {
-  const { status, text } = await request(method, url, options);
-  if (status !== expected) throw new BenchError(`${method} ${url} answered ${status}, expected ${expected}: ${text.slice(0, 300)}`);
-  return text;
-}
-
-// ---- the service's processes --------------------------------------------------------------
-
-/** The environment of the server and the CLI: the same SECRET_KEY and DATABASE_URL for both. */
-function serviceEnv(secretKey, url, extra = {}) {
-  return { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'info', SECRET_KEY: secretKey, DATABASE_URL: url, ...extra };
-}
-
-const execFileAsync = promisify(execFile);
-
-/** `node dist/cli.js …`: its one JSON object. Errors name the command, never its arguments (secrets). */
-async function cli(env, ...args) {
-  try {
-    const { stdout } = await execFileAsync(process.execPath, [join(DIST, 'cli.js'), ...args], { env, cwd: ROOT });
-    return JSON.parse(stdout);
-  } catch (error) {
-    throw new BenchError(`cli ${args.slice(0, 2).join(' ')} failed: ${(error.stderr || error.message).trim()}`);
-  }
-}
-
-/** The V8 heap settings production runs with (package.json config.nodeFlags, npm run start:prod). */
-const NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.nodeFlags.split(' ');
-
-/**
- * Starts `node dist/main.js` as production does; `startedAt` is taken just before the spawn. stdout (the request
- * log) goes to `logFile` or nowhere; the tail of stderr is kept for error messages.
- */
-function startServer(env, { cwd = ROOT, logFile } = {}) {
-  const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
-  const startedAt = performance.now();
-  const child = spawnTracked(process.execPath, [...NODE_FLAGS, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
-  if (typeof stdout === 'number') closeSync(stdout);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  return { child, startedAt, port: Number(env.PORT), stderr: () => stderr.trim() };
-}
-
-/** Polls /health every 10 ms; resolves to the time (performance.now()) of the first 200. */
-async function waitForHealth(server, timeoutMs = 60_000) {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new BenchError(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before /health answered 200: ${server.stderr()}`);
-    }
-    const status = await request('GET', `http://127.0.0.1:${server.port}/health`).then((r) => r.status, () => 0);
-    if (status === 200) return performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new BenchError(`/health did not answer 200 within ${timeoutMs / 1000} s: ${server.stderr()}`);
-}
-
-/** The DNS server of bench/dns-server.mjs, in its own process; resolves to its ip:port. */
-async function startDns() {
-  const child = spawnTracked(process.execPath, [join(ROOT, 'bench', 'dns-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) resolve(stdout.trim());
-    });
-    child.once('exit', (code) => reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`)));
-  });
 }
 
 // ---- seeding (the shape of ../shared/perf/baseline/seed.mjs) -------------------------------
@@ -490,39 +291,6 @@ async function runAutocannon({ workload, origin, headers, seconds, config }) {
   };
 }
 
-/** Samples VmRSS of the server every 100 ms; `done()` stops and gives the peak in kB. */
-function sampleRss(pid) {
-  let peak = 0;
-  const sample = () => {
-    peak = Math.max(peak, procStatusKb(pid, 'VmRSS'));
-  };
-  sample();
-  const timer = setInterval(sample, 100);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak;
-  };
-}
-
-function procStatusKb(pid, field) {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0; // the process is gone; its absence is reported elsewhere
-  }
-}
-
-/** user + system CPU time of a process, in ticks. */
-function cpuTicks(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-  } catch {
-    return 0;
-  }
-}
 
 /** Check, warm-up (thrown away), then the measured run, with the server's RSS and CPU. */
 async function runWorkload(id, { server, tokens, config, luaFile }) {

@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardsService } from '../src/cards/cards.service';
+import { RetentionPruner } from '../src/delivery/retention-pruner';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
 import { ConnectProxy, startConnectProxy } from './support/connect-proxy';
 import { rawExchange } from './support/raw-http';
@@ -21,7 +22,9 @@ import { ReceivedRequest, startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } 
 const HOOKS = 'hooks.example.com';
 const REBIND = 'rebind.example.com';
 const PUBLIC_A = '1.1.1.10';
-const ZONE = { [HOOKS]: { A: [PUBLIC_A] }, [REBIND]: { A: [PUBLIC_A] } };
+/** Resolves to the receiver too, but its certificate (*.example.com) does not name it. */
+const MISMATCHED = 'hooks.example.org';
+const ZONE = { [HOOKS]: { A: [PUBLIC_A] }, [REBIND]: { A: [PUBLIC_A] }, [MISMATCHED]: { A: [PUBLIC_A] } };
 const SCHEDULE_SECONDS = [1, 1];
 const deliveryEnv = (proxy: ConnectProxy) => ({
   DELIVERY_PROXY_URL: proxy.url,
@@ -227,9 +230,68 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       expect(proxy.requested.filter((target) => !target.startsWith(`${PUBLIC_A}:`))).toEqual([]);
     });
 
+    it('fails an attempt whose host no longer resolves with does not resolve', async () => {
+      const p = path();
+      const { organizationId } = await organizationWith({ vanished: { url: `https://${REBIND}${p}` } });
+      t.dns.set(REBIND, 'NXDOMAIN');
+      try {
+        const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
+        expect((await settled(res.body.id))[0]).toMatchObject({ state: 'failed', lastError: 'does not resolve' });
+      } finally {
+        t.dns.set(REBIND, { A: [PUBLIC_A] });
+      }
+    });
+
+    it('fails an attempt whose resolver does not answer with dns unavailable', async () => {
+      const p = path();
+      const { organizationId } = await organizationWith({ silent: { url: `https://${REBIND}${p}` } });
+      t.dns.set(REBIND, 'SERVFAIL');
+      try {
+        const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
+        expect((await settled(res.body.id))[0]).toMatchObject({ state: 'failed', lastError: 'dns unavailable' });
+      } finally {
+        t.dns.set(REBIND, { A: [PUBLIC_A] });
+      }
+    });
+
+    it('verifies the certificate for the host name: a receiver whose certificate does not name it fails with tls error', async () => {
+      const p = path();
+      const { organizationId } = await organizationWith({ mismatched: { url: `https://${MISMATCHED}${p}` } });
+      const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
+      expect(await settled(res.body.id)).toEqual([{ state: 'failed', attempts: 3, lastError: 'tls error', lastStatus: null }]);
+      expect(receiver.received.filter((r) => r.path === p)).toEqual([]);
+    });
+
     it('tunnels every attempt through the proxy to the vetted address', async () => {
       expect(proxy.requested.length).toBeGreaterThan(0);
       expect(new Set(proxy.requested)).toEqual(new Set([`${PUBLIC_A}:443`]));
+    });
+  });
+
+  describe('the answer', () => {
+    it('reads at most 1 KiB of the answer body and keeps none of it', async () => {
+      const p = path();
+      const marker = `answer-${randomBytes(8).toString('hex')}`;
+      receiver.on(p, { status: 200, body: `${marker}${'x'.repeat(512 * 1024)}` });
+      const { organizationId } = await organizationWith({ chatty: { url: `https://${HOOKS}${p}` } });
+      const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
+      expect((await settled(res.body.id))[0].state).toBe('succeeded');
+      for (const table of ['deliveries', 'delivery_attempts', 'events']) {
+        expect(JSON.stringify(await t.dataSource.query(`SELECT * FROM ${table}`))).not.toContain(marker);
+      }
+    });
+  });
+
+  describe('retention (docs/api.md 10.8)', () => {
+    it('deletes events older than DELIVERY_RETENTION_DAYS with their deliveries and attempts, and keeps the rest', async () => {
+      const { organizationId } = await organizationWith({ kept: { url: `https://${HOOKS}${path()}` } });
+      const old = await sendEvent({ type: 'user.updated', organization: organizationId, data: {} });
+      const recent = await sendEvent({ type: 'user.updated', organization: organizationId, data: {} });
+      await settled(old.body.id);
+      await t.dataSource.query("UPDATE events SET created_at = '2000-01-01 00:00:00.000' WHERE id = ?", [old.body.id]);
+      expect(await t.app.get(RetentionPruner).prune(new Date())).toBeGreaterThanOrEqual(1);
+      expect(await t.dataSource.query('SELECT id FROM events WHERE id IN (?, ?)', [old.body.id, recent.body.id])).toEqual([{ id: recent.body.id }]);
+      expect(await deliveriesOf(old.body.id)).toEqual([]);
     });
   });
 

@@ -1,0 +1,278 @@
+// What the benchmark scripts share (run.mjs: W1-W5 and cold starts; delivery.mjs: W6-W7):
+// configuration from the environment, cleanup of everything started, MariaDB databases, the
+// built service's processes (server and CLI, launched as production launches them), a plain
+// HTTP client, the DNS server process, and /proc readings of a process's memory and CPU.
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import mysql from 'mysql2/promise';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+export const RESULTS = join(ROOT, 'bench', 'results');
+export const API_PREFIX = '/api';
+
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
+export const TICKS_PER_SECOND = 100;
+
+/** A failure with a message that says it all: printed without a stack trace. */
+export class BenchError extends Error {}
+
+// ---- configuration ------------------------------------------------------------------------
+
+export function intFromEnv(name, fallback, min, raw = process.env[name]) {
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min)) throw new BenchError(`${name}: expected a whole number >= ${min}, got ${JSON.stringify(process.env[name])}`);
+  return value;
+}
+
+/** Seconds, written bare ("10") or as load.sh writes them ("10s"). */
+export const secondsFromEnv = (name, fallback) => intFromEnv(name, fallback, 1, process.env[name]?.replace(/s$/, ''));
+
+/** The MariaDB server URL; the bench creates (and drops) its own databases on it. */
+export function parseServerUrl(value) {
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') || url.hostname === '') {
+    throw new BenchError('BENCH_DATABASE_URL: expected mysql://user[:pass]@host[:port]');
+  }
+  if (url.pathname !== '' && url.pathname !== '/') {
+    throw new BenchError('BENCH_DATABASE_URL: name the server only (no /database): the bench creates its own databases');
+  }
+  return url;
+}
+
+/** The server URL with a database, for DATABASE_URL. */
+export function databaseUrl(server, name) {
+  const url = new URL(server.href);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** For messages: never the password. */
+export const shown = (server) => `${server.protocol}//${server.username || '(no user)'}@${server.host}`;
+
+// ---- cleanup: everything started is stopped, on success, failure and Ctrl-C ----------------
+
+const cleanups = [];
+export const atCleanup = (fn) => cleanups.push(fn);
+
+export async function cleanUp() {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()();
+    } catch (error) {
+      log(`cleanup: ${error.message}`);
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
+export async function stop(child, graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Spawns a child that is stopped at cleanup if it is still running. */
+export function spawnTracked(command, args, options) {
+  const child = spawn(command, args, options);
+  atCleanup(() => stop(child));
+  return child;
+}
+
+// ---- output -------------------------------------------------------------------------------
+
+/** Progress on stderr; the results alone go to stdout. */
+export const log = (line) => process.stderr.write(`bench: ${line}\n`);
+export const out = (line = '') => process.stdout.write(`${line}\n`);
+export const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+export const mb = (kb) => kb / 1024;
+
+// ---- prerequisites ------------------------------------------------------------------------
+
+export function requireDist() {
+  for (const file of ['main.js', 'cli.js']) {
+    if (!existsSync(join(DIST, file))) {
+      throw new BenchError(`dist/${file} is missing: run \`npm run build\` first (\`npm run bench\` builds when stale)`);
+    }
+  }
+}
+
+export function requirePortFree(port) {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error) =>
+      reject(new BenchError(`port ${port} on 127.0.0.1 is not free (${error.code}): stop what uses it or set BENCH_PORT`)),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(resolve));
+  });
+}
+
+export async function withMariadb(server, work) {
+  let connection;
+  try {
+    connection = await mysql.createConnection({ uri: server.href, connectTimeout: 5000 });
+  } catch (error) {
+    throw new BenchError(
+      `MariaDB unreachable at ${shown(server)} (${error.code ?? error.message}): start it, or point BENCH_DATABASE_URL at one`,
+    );
+  }
+  try {
+    return await work(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+/** A fresh, empty database; dropped at cleanup (again, if `drop` was called: IF EXISTS) unless kept. */
+export async function createDatabase(server, { keep = false } = {}) {
+  const name = `pa_bench_${randomBytes(6).toString('hex')}`;
+  await withMariadb(server, (c) => c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`));
+  const drop = () => withMariadb(server, (c) => c.query(`DROP DATABASE IF EXISTS ${name}`));
+  if (!keep) atCleanup(drop);
+  return { name, url: databaseUrl(server, name), drop };
+}
+
+// ---- HTTP client for seeding, checks and /health (node:http: no lazy-loaded client in the
+// way of the cold-start measurement) ---------------------------------------------------------
+
+export function request(method, url, { headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, {
+      method,
+      agent: false,
+      headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.once('end', () => resolve({ status: res.statusCode, text }));
+      res.once('error', reject);
+    });
+    req.end(payload);
+  });
+}
+
+export async function expectStatus(expected, method, url, options) {
+  const { status, text } = await request(method, url, options);
+  if (status !== expected) throw new BenchError(`${method} ${url} answered ${status}, expected ${expected}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+// ---- the service's processes --------------------------------------------------------------
+
+/** The environment of the server and the CLI: the same SECRET_KEY and DATABASE_URL for both. */
+export function serviceEnv(secretKey, url, extra = {}) {
+  return { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'info', SECRET_KEY: secretKey, DATABASE_URL: url, ...extra };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** `node dist/cli.js …`: its one JSON object. Errors name the command, never its arguments (secrets). */
+export async function cli(env, ...args) {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [join(DIST, 'cli.js'), ...args], { env, cwd: ROOT });
+    return JSON.parse(stdout);
+  } catch (error) {
+    throw new BenchError(`cli ${args.slice(0, 2).join(' ')} failed: ${(error.stderr || error.message).trim()}`);
+  }
+}
+
+/** The V8 heap settings production runs with (package.json config.nodeFlags, npm run start:prod). */
+export const NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.nodeFlags.split(' ');
+
+/**
+ * Starts `node dist/main.js` as production does; `startedAt` is taken just before the spawn. stdout (the request
+ * log) goes to `logFile` or nowhere; the tail of stderr is kept for error messages.
+ */
+export function startServer(env, { cwd = ROOT, logFile } = {}) {
+  const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
+  const startedAt = performance.now();
+  const child = spawnTracked(process.execPath, [...NODE_FLAGS, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
+  if (typeof stdout === 'number') closeSync(stdout);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  return { child, startedAt, port: Number(env.PORT), stderr: () => stderr.trim() };
+}
+
+/** Polls /health every 10 ms; resolves to the time (performance.now()) of the first 200. */
+export async function waitForHealth(server, timeoutMs = 60_000) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new BenchError(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before /health answered 200: ${server.stderr()}`);
+    }
+    const status = await request('GET', `http://127.0.0.1:${server.port}/health`).then((r) => r.status, () => 0);
+    if (status === 200) return performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new BenchError(`/health did not answer 200 within ${timeoutMs / 1000} s: ${server.stderr()}`);
+}
+
+/** The DNS server of bench/dns-server.mjs, in its own process; resolves to its ip:port. */
+export async function startDns() {
+  const child = spawnTracked(process.execPath, [join(ROOT, 'bench', 'dns-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.includes('\n')) resolve(stdout.trim());
+    });
+    child.once('exit', (code) => reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`)));
+  });
+}
+
+
+/** Samples VmRSS of the server every 100 ms; `done()` stops and gives the peak in kB. */
+export function sampleRss(pid) {
+  let peak = 0;
+  const sample = () => {
+    peak = Math.max(peak, procStatusKb(pid, 'VmRSS'));
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peak;
+  };
+}
+
+export function procStatusKb(pid, field) {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0; // the process is gone; its absence is reported elsewhere
+  }
+}
+
+/** user + system CPU time of a process, in ticks. */
+export function cpuTicks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return 0;
+  }
+}
