@@ -184,6 +184,10 @@ async function w7(config, secretKey, dns, receiver) {
   const peakRss = sampleRss(service.server.child.pid);
   const results = [];
   try {
+    // Warm-up, thrown away: JIT, connection pools, the kept-alive tunnels.
+    log(`W7 warm-up: ${config.rates[0]} events/s for ${config.warmup} s`);
+    await offer(service, config.rates[0], config.warmup);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     for (const rate of config.rates) {
       receiver.reset();
       log(`W7 end to end: ${rate} events/s offered for ${config.w7Seconds} s`);

@@ -206,7 +206,9 @@ export const NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'u
 export function startServer(env, { cwd = ROOT, logFile } = {}) {
   const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
   const startedAt = performance.now();
-  const child = spawnTracked(process.execPath, [...NODE_FLAGS, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
+  // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it exits (Chrome DevTools opens it).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawnTracked(process.execPath, [...NODE_FLAGS, ...profile, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
   if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));

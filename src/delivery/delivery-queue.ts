@@ -80,34 +80,36 @@ export class DeliveryQueue {
     return rows.map((row) => toClaimed(row, claimToken, now.getTime()));
   }
 
-  /** Ends a claim with an attempt's outcome; false when the claim was lost (lease ran out, cancelled). */
+  /**
+   * Ends a claim with an attempt's outcome; false when the claim was lost (its lease ran out, or
+   * the delivery was cancelled). Two statements without a transaction: the delivery's row is
+   * the truth, the attempt's record (the log of docs/api.md 10.7) follows it.
+   */
   async complete(delivery: Pick<ClaimedDelivery, 'id' | 'claimToken'>, record: AttemptRecord): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const updated = await tx.execute(
-        `UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, claim_token = NULL,
-                last_attempt_at = ?, last_duration_ms = ?, last_status = ?, last_error = ?
-          WHERE id = ? AND claim_token = ? AND state = 'pending'`,
-        [
-          record.state,
-          record.nextAttemptAt && sqlTimestamp(record.nextAttemptAt),
-          sqlTimestamp(record.at),
-          record.durationMs,
-          record.status,
-          record.error,
-          delivery.id,
-          delivery.claimToken,
-        ],
-      );
-      if (updated === 0) return false;
-      await tx.execute('INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?)', [
-        delivery.id,
+    const updated = await this.db.execute(
+      `UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, claim_token = NULL,
+              last_attempt_at = ?, last_duration_ms = ?, last_status = ?, last_error = ?
+        WHERE id = ? AND claim_token = ? AND state = 'pending'`,
+      [
+        record.state,
+        record.nextAttemptAt && sqlTimestamp(record.nextAttemptAt),
         sqlTimestamp(record.at),
         record.durationMs,
         record.status,
         record.error,
-      ]);
-      return true;
-    });
+        delivery.id,
+        delivery.claimToken,
+      ],
+    );
+    if (updated === 0) return false;
+    await this.db.execute('INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?)', [
+      delivery.id,
+      sqlTimestamp(record.at),
+      record.durationMs,
+      record.status,
+      record.error,
+    ]);
+    return true;
   }
 
   /** Ends a claim without an attempt (the webhook is gone): the delivery is cancelled. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { AppConfig, DeliveryConfig } from '../config/app-config';
@@ -28,7 +28,8 @@ const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly config: DeliveryConfig;
-  private readonly ca: string[] | undefined;
+  /** The system's CAs and DELIVERY_CA_FILE's, parsed once: a context per connection would parse ~150 certificates each time. */
+  private readonly secureContext: SecureContext | undefined;
   private readonly pools = new Map<string, Dispatcher>();
 
   constructor(
@@ -37,7 +38,8 @@ export class WebhookSender implements OnApplicationShutdown {
     config: AppConfig,
   ) {
     this.config = config.delivery;
-    this.ca = this.config.caFile === undefined ? undefined : [...rootCertificates, readFileSync(this.config.caFile, 'utf8')];
+    this.secureContext =
+      this.config.caFile === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, readFileSync(this.config.caFile, 'utf8')] });
   }
 
   async send(target: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
@@ -87,7 +89,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const key = `${address}|${port}|${hostname ?? ''}`;
     let pool = this.pools.get(key);
     if (pool === undefined) {
-      const tls = { servername: hostname, ca: this.ca, timeout: this.config.timeoutMs };
+      const tls = { servername: hostname, secureContext: this.secureContext, timeout: this.config.timeoutMs };
       pool =
         this.config.proxyUrl === undefined
           ? new Agent({ connect: tls })

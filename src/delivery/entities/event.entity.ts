@@ -26,9 +26,6 @@ export class EventEntity {
   @Column({ name: 'request_hash', type: 'varchar', length: 64 })
   requestHash: string;
 
-  @Column({ name: 'delivery_count', type: 'int' })
-  deliveryCount: number;
-
   @Column({ type: 'json' })
   payload: unknown;
 

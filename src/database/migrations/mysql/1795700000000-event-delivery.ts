@@ -20,7 +20,6 @@ export class EventDelivery1795700000000 implements MigrationInterface {
       type varchar(64) NOT NULL,
       idempotency_key varchar(255) NULL,
       request_hash varchar(64) NOT NULL,
-      delivery_count int NOT NULL,
       payload json NOT NULL,
       created_at datetime(3) NOT NULL,
       INDEX ix_events_created (created_at),

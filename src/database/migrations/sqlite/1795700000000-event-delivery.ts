@@ -19,7 +19,6 @@ export class EventDelivery1795700000000 implements MigrationInterface {
       "type" varchar(64) NOT NULL,
       "idempotency_key" varchar(255),
       "request_hash" varchar(64) NOT NULL,
-      "delivery_count" integer NOT NULL,
       "payload" json NOT NULL,
       "created_at" datetime(3) NOT NULL,
       CONSTRAINT "fk_events_organization" FOREIGN KEY ("organization_id") REFERENCES "organizations" ("id") ON DELETE CASCADE ON UPDATE NO ACTION
