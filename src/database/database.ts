@@ -70,8 +70,12 @@ export class Database implements SqlExecutor {
     return this.inSqliteTurn(() => this.withSqliteRunner((db) => db.insert(sql, params)));
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().transaction(work));
+  /**
+   * `readCommitted` (MySQL): for a transaction whose locking reads must not take gap locks, such
+   * as the queue's claim, which would otherwise hold off every insert of a new due delivery.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+    if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().transaction(work, options));
     return this.inSqliteTurn(() => this.dataSource.transaction((m) => work(executorOn(m.queryRunner!))));
   }
 

@@ -27,10 +27,14 @@ export class MysqlConnections {
     return this.withConnection((connection) => use(new ConnectionStatements(connection, this.deadlines.queryMs)));
   }
 
-  /** BEGIN … COMMIT on one connection; ROLLBACK and rethrow when `work` fails. */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  /**
+   * BEGIN … COMMIT on one connection; ROLLBACK and rethrow when `work` fails. `readCommitted`:
+   * this one transaction runs at READ COMMITTED, whose locking reads take no gap locks.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, { readCommitted = false } = {}): Promise<T> {
     return this.withConnection(async (connection) => {
       const tx = new ConnectionStatements(connection, this.deadlines.queryMs);
+      if (readCommitted) await tx.command('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await tx.command('START TRANSACTION');
       try {
         const result = await work(tx);

@@ -42,8 +42,9 @@ const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * The database as the queue (docs/api.md 10.5, 10.6), in the manner of Solid Queue and Hook0:
  * a due delivery is claimed by moving its `next_attempt_at` to the end of a lease and stamping
  * it with a random claim token, in a transaction whose SELECT skips rows other instances are
- * claiming (FOR UPDATE SKIP LOCKED; SQLite has one writer). The claimer's attempt ends the claim
- * only if its token is still there: a delivery whose lease ran out (its claimer died or hung)
+ * claiming (FOR UPDATE SKIP LOCKED; SQLite has one writer), at READ COMMITTED so that its
+ * locking read takes no gap locks (they would hold off the inserts of new due deliveries, and
+ * ingest with them). The claimer's attempt ends the claim only if its token is still there: a delivery whose lease ran out (its claimer died or hung)
  * is due again and claimed anew, and the late claimer's result is dropped. At least once, never
  * twice at the same time.
  */
@@ -67,7 +68,7 @@ export class DeliveryQueue {
         ...ids,
       ]);
       return ids;
-    });
+    }, { readCommitted: true });
     if (ids.length === 0) return [];
     const rows = await this.db.select<Record<string, unknown>>(
       `SELECT d.id AS id, d.attempts AS attempts, d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType,

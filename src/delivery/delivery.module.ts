@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 import { DeliveryDispatcher } from './delivery-dispatcher';
+import { DeliveryLogController } from './delivery-log.controller';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
 import { DeliveryEntity } from './entities/delivery.entity';
@@ -11,22 +15,34 @@ import { EventEntity } from './entities/event.entity';
 import { EventIngest } from './event-ingest.service';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
+import { LogCursors } from './log-cursor';
 import { RetentionPruner } from './retention-pruner';
 import { WebhookSender } from './webhook-sender';
 
 /**
  * Event delivery (docs/api.md 10): ingest (controller, EventIngest, EventsRepository), the queue
  * (DeliveryQueue: claims and leases), the dispatcher that works it, the sender that makes each
- * attempt, and retention.
+ * attempt, retention, and the delivery log the admin console reads (10.7).
  */
 @Module({
   imports: [
     // The webhook entities too: a delivery refers to its webhook (the CLI has no WebhooksModule).
     TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookEntity, WebhookSourceEntity]),
     UrlSafetyModule,
+    RateLimitModule,
   ],
-  controllers: [EventsController],
-  providers: [EventIngest, EventsRepository, DeliveryQueue, DeliveryDispatcher, WebhookSender, RetentionPruner],
+  controllers: [EventsController, DeliveryLogController],
+  providers: [
+    EventIngest,
+    EventsRepository,
+    DeliveryQueue,
+    DeliveryDispatcher,
+    WebhookSender,
+    RetentionPruner,
+    DeliveryLogService,
+    DeliveryLogRepository,
+    LogCursors,
+  ],
   exports: [EventIngest, DeliveryQueue],
 })
 export class DeliveryModule {}

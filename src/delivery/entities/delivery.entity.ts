@@ -11,6 +11,7 @@ import { EventEntity } from './event.entity';
 @Entity('deliveries')
 @Index('ix_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('ix_deliveries_webhook', ['webhookId', 'id'])
+@Index('ix_deliveries_webhook_state', ['webhookId', 'state', 'id'])
 @Index('ix_deliveries_event', ['eventId'])
 export class DeliveryEntity {
   @PrimaryGeneratedColumn()

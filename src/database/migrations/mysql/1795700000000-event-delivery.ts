@@ -43,6 +43,7 @@ export class EventDelivery1795700000000 implements MigrationInterface {
       created_at datetime(3) NOT NULL,
       INDEX ix_deliveries_event (event_id),
       INDEX ix_deliveries_webhook (webhook_id, id),
+      INDEX ix_deliveries_webhook_state (webhook_id, state, id),
       INDEX ix_deliveries_due (state, next_attempt_at),
       PRIMARY KEY (id),
       CONSTRAINT fk_deliveries_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE ON UPDATE NO ACTION,

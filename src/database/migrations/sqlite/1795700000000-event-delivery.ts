@@ -44,6 +44,7 @@ export class EventDelivery1795700000000 implements MigrationInterface {
     )`);
     await db.query(`CREATE INDEX "ix_deliveries_event" ON "deliveries" ("event_id")`);
     await db.query(`CREATE INDEX "ix_deliveries_webhook" ON "deliveries" ("webhook_id", "id")`);
+    await db.query(`CREATE INDEX "ix_deliveries_webhook_state" ON "deliveries" ("webhook_id", "state", "id")`);
     await db.query(`CREATE INDEX "ix_deliveries_due" ON "deliveries" ("state", "next_attempt_at")`);
     await db.query(`CREATE TABLE "delivery_attempts" (
       "id" integer PRIMARY KEY AUTOINCREMENT NOT NULL,

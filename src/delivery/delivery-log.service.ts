@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../common/domain-error';
+import { dateOf } from '../database/sql-dialect';
+import { DELIVERY_STATES, DeliveryState } from './delivery.model';
+import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
+import { LogCursors } from './log-cursor';
+
+/** One attempt as the log shows it (docs/api.md 10.7). */
+export interface AttemptView {
+  at: string;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+}
+
+/** One delivery as the log shows it (docs/api.md 10.7): never the receiver's answer, never an address. */
+export interface DeliveryView {
+  id: number;
+  event: { id: string; type: string; createdAt: string };
+  state: DeliveryState;
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  lastAttempt: AttemptView | null;
+}
+
+export interface LogQuery {
+  limit: number;
+  state: DeliveryState | null;
+  cursor: string | undefined;
+}
+
+export const DEFAULT_LOG_LIMIT = 50;
+export const MAX_LOG_LIMIT = 100;
+
+const iso = (value: Date | string): string => dateOf(value).toISOString();
+const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
+
+function viewOf(row: DeliveryRow): DeliveryView {
+  return {
+    id: Number(row.id),
+    event: { id: row.eventId, type: row.eventType, createdAt: iso(row.eventCreatedAt) },
+    state: row.state,
+    attempts: Number(row.attempts),
+    createdAt: iso(row.createdAt),
+    nextAttemptAt: row.state === 'pending' ? isoOrNull(row.nextAttemptAt) : null,
+    lastAttempt:
+      row.lastAttemptAt === null
+        ? null
+        : {
+            at: iso(row.lastAttemptAt),
+            durationMs: Number(row.lastDurationMs),
+            status: row.lastStatus === null ? null : Number(row.lastStatus),
+            error: row.lastError,
+          },
+  };
+}
+
+const attemptViewOf = (row: AttemptRow): AttemptView => ({
+  at: iso(row.at),
+  durationMs: Number(row.durationMs),
+  status: row.status === null ? null : Number(row.status),
+  error: row.error,
+});
+
+/** `?limit=&cursor=&state=` of the log; anything else in them is 400 bad request. */
+export function logQueryOf(query: Record<string, unknown>): LogQuery {
+  const problems: string[] = [];
+  const single = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined || typeof value === 'string') return value;
+    problems.push(`${name}: must be given once`);
+    return undefined;
+  };
+  const [limit, state, cursor] = [single('limit'), single('state'), single('cursor')];
+  const n = limit === undefined ? DEFAULT_LOG_LIMIT : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
+  if (!(n >= 1 && n <= MAX_LOG_LIMIT)) problems.push(`limit: must be a whole number from 1 to ${MAX_LOG_LIMIT}`);
+  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) problems.push(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+  if (problems.length > 0) throw Errors.badRequest(problems);
+  return { limit: n, state: (state as DeliveryState | undefined) ?? null, cursor };
+}
+
+/**
+ * The delivery log of one webhook (docs/api.md 10.7): newest first, in pages whose `next`
+ * cursor stays valid while new deliveries arrive. A webhook the organization does not have is
+ * 404, whoever else has one of that name.
+ */
+@Injectable()
+export class DeliveryLogService {
+  constructor(
+    private readonly log: DeliveryLogRepository,
+    private readonly cursors: LogCursors,
+  ) {}
+
+  async page(organizationId: number, name: string, { limit, state, cursor }: LogQuery): Promise<{ data: DeliveryView[]; next: string | null }> {
+    const webhookId = await this.webhookId(organizationId, name);
+    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, { webhookId, state });
+    const rows = await this.log.page(webhookId, { state, beforeId, limit: limit + 1 });
+    const data = rows.slice(0, limit).map(viewOf);
+    const next = rows.length > limit ? this.cursors.encode({ webhookId, state, afterId: data[data.length - 1].id }) : null;
+    return { data, next };
+  }
+
+  async detail(organizationId: number, name: string, id: number): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
+    const webhookId = await this.webhookId(organizationId, name);
+    const row = await this.log.findOne(webhookId, id);
+    if (row === undefined) throw Errors.notFound();
+    return { ...viewOf(row), attemptLog: (await this.log.attempts(id)).map(attemptViewOf) };
+  }
+
+  private async webhookId(organizationId: number, name: string): Promise<number> {
+    const id = await this.log.findWebhookId(organizationId, name);
+    if (id === undefined) throw Errors.notFound();
+    return id;
+  }
+}

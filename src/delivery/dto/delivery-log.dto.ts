@@ -1,0 +1,69 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DELIVERY_STATES } from '../delivery.model';
+
+// OpenAPI only: the shapes of docs/api.md 10.7 (DeliveryLogService builds them).
+
+export class AttemptDto {
+  @ApiProperty({ format: 'date-time' })
+  at: string;
+
+  @ApiProperty({ type: 'integer' })
+  durationMs: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The HTTP status, when the receiver answered' })
+  status: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'null, timeout, dns unavailable, does not resolve, blocked address, connection failed, tls error or http <status>',
+  })
+  error: string | null;
+}
+
+export class DeliveryEventDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty()
+  type: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class DeliveryDto {
+  @ApiProperty({ type: 'integer' })
+  id: number;
+
+  @ApiProperty({ type: DeliveryEventDto })
+  event: DeliveryEventDto;
+
+  @ApiProperty({ enum: DELIVERY_STATES })
+  state: string;
+
+  @ApiProperty({ type: 'integer' })
+  attempts: number;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  nextAttemptAt: string | null;
+
+  @ApiProperty({ type: AttemptDto, nullable: true })
+  lastAttempt: AttemptDto | null;
+}
+
+export class DeliveryPageDto {
+  @ApiProperty({ type: [DeliveryDto] })
+  data: DeliveryDto[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'The next page\'s cursor, or null on the last page' })
+  next: string | null;
+}
+
+export class DeliveryDetailDto extends DeliveryDto {
+  @ApiProperty({ type: [AttemptDto] })
+  attemptLog: AttemptDto[];
+}
