@@ -131,6 +131,65 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     expect((await log(cookie, `?limit=1&state=failed&cursor=${next}`)).status).toBe(400);
   });
 
+  describe('replay and test', () => {
+    const retry = (cookie: string, id: number | string) => t.http().post(`/api/webhook/logged/deliveries/${id}/retry`).set('Cookie', cookie);
+
+    it('sends a succeeded delivery again with the same webhook-id', async () => {
+      const { cookie, path, ids } = await webhookWithEvents(1);
+      const [delivery] = await settledLog(cookie, 1);
+      const res = await retry(cookie, delivery.id);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 202, body: { id: delivery.id, state: 'pending' } });
+      const requests = await receiver.waitFor(path, 2);
+      expect(requests.map((r) => r.headers['webhook-id'])).toEqual([ids[0], ids[0]]);
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
+    });
+
+    it('starts the retry schedule again for a failed delivery', async () => {
+      const { cookie, path } = await webhookWithEvents(1, { status: 500 });
+      const [delivery] = await settledLog(cookie, 1);
+      expect(delivery).toMatchObject({ state: 'failed', attempts: 2 });
+      expect((await retry(cookie, delivery.id)).status).toBe(202);
+      await receiver.waitFor(path, 4);
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ state: 'failed', attempts: 4 });
+    });
+
+    it('answers a cancelled delivery 409 cancelled', async () => {
+      const { cookie } = await webhookWithEvents(1);
+      const [delivery] = await settledLog(cookie, 1);
+      await t.dataSource.query("UPDATE deliveries SET state = 'cancelled' WHERE id = ?", [delivery.id]);
+      const res = await retry(cookie, delivery.id);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { code: 'cancelled' } });
+    });
+
+    it("answers a delivery of another webhook, or of no webhook, 404 not found", async () => {
+      const mine = await webhookWithEvents(0);
+      const theirs = await webhookWithEvents(1);
+      const [delivery] = await settledLog(theirs.cookie, 1);
+      expect((await retry(mine.cookie, delivery.id)).status).toBe(404);
+      expect((await retry(mine.cookie, 'x')).status).toBe(404);
+    });
+
+    it('sends a webhook.test event to url, through the queue, into the log', async () => {
+      const { cookie, path } = await webhookWithEvents(0);
+      const res = await t.http().post('/api/webhook/logged/test').set('Cookie', cookie);
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 202,
+        body: { id: expect.any(Number), event: { id: expect.stringMatching(/^evt_/), type: 'webhook.test' } },
+      });
+      const [request] = await receiver.waitFor(path, 1);
+      expect(request.headers['webhook-id']).toBe(res.body.event.id);
+      expect(JSON.parse(request.body)).toMatchObject({ type: 'webhook.test', data: { webhook: 'logged' } });
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ id: res.body.id, event: { type: 'webhook.test' }, state: 'succeeded' });
+    });
+
+    it('answers a member 403 no permission for a replay and a test', async () => {
+      const { organizationId } = await webhookWithEvents(0);
+      const member = await t.member('member', organizationId);
+      expect((await t.http().post('/api/webhook/logged/test').set('Cookie', member.cookie)).status).toBe(403);
+      expect((await retry(member.cookie, 1)).status).toBe(403);
+    });
+  });
+
   describe('callers', () => {
     it("answers another organization's session 404 for the same webhook name", async () => {
       await webhookWithEvents(1);

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'method not allowed'
   | 'name conflict'
   | 'idempotency conflict'
+  | 'cancelled'
   | 'rate limited'
   | 'request timeout'
   | 'payload too large'
@@ -62,6 +63,8 @@ export const Errors = {
   methodNotAllowed: () => new DomainError(405, 'method not allowed'),
   nameConflict: () => new DomainError(409, 'name conflict'),
   idempotencyConflict: () => new DomainError(409, 'idempotency conflict'),
+  /** A cancelled delivery cannot be sent again (its webhook was deleted). */
+  cancelled: () => new DomainError(409, 'cancelled'),
   /** An operator command meeting what exists (a user with that e-mail). */
   conflict: (what: string) => new DomainError(409, 'conflict', [what]),
   /** An operator command breaking a rule (a card for a non-member). */

@@ -111,7 +111,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': webhookSignature([secret], delivery.eventId, at, body),
     }, body);
-    const next = this.policy.after(delivery.attempts + 1, outcome, new Date());
+    const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
     await this.record(delivery, { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error });
   }
 

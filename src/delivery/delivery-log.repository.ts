@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
+import { sqlTimestamp } from '../database/sql-dialect';
 import type { DeliveryState } from './delivery.model';
 
 // The Database executor: a page of the log is one indexed range scan (ix_deliveries_webhook, or
@@ -77,5 +78,21 @@ export class DeliveryLogRepository {
       'SELECT at, duration_ms AS durationMs, status, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY id',
       [deliveryId],
     );
+  }
+
+  /**
+   * A replay (docs/api.md 10.7): a succeeded or failed delivery is pending again, due now; a
+   * pending one not in flight is brought forward; either way the retry schedule starts again.
+   * What the delivery's state was, or undefined when the webhook has no such delivery.
+   */
+  async replay(webhookId: number, id: number, now: Date): Promise<DeliveryState | undefined> {
+    const [row] = await this.db.select<{ state: DeliveryState }>('SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?', [id, webhookId]);
+    if (row === undefined || row.state === 'cancelled') return row?.state;
+    await this.db.execute(
+      `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
+        WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
+      [sqlTimestamp(now), id],
+    );
+    return row.state;
   }
 }

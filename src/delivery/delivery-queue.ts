@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   readonly claimedAt: number;
   /** Attempts made before this one. */
   readonly attempts: number;
+  /** Attempts made before the last replay (the schedule starts again after them). */
+  readonly retryFrom: number;
   readonly organizationId: number;
   readonly eventId: string;
   readonly eventType: string;
@@ -71,7 +73,7 @@ export class DeliveryQueue {
     }, { readCommitted: true });
     if (ids.length === 0) return [];
     const rows = await this.db.select<Record<string, unknown>>(
-      `SELECT d.id AS id, d.attempts AS attempts, d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType,
+      `SELECT d.id AS id, d.attempts AS attempts, d.retry_from AS retryFrom, d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType,
               e.payload AS payload, w.name AS webhookName, w.secret AS secret, w.secret_key_id AS secretKeyId,
               w.url AS url, ${Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS ${column}`).join(', ')}
          FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN webhooks w ON w.id = d.webhook_id
@@ -153,6 +155,7 @@ function toClaimed(row: Record<string, unknown>, claimToken: string, claimedAt: 
     claimToken,
     claimedAt,
     attempts: Number(row.attempts),
+    retryFrom: Number(row.retryFrom),
     organizationId: Number(row.organizationId),
     eventId: String(row.eventId),
     eventType,

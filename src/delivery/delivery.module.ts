@@ -5,7 +5,7 @@ import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import { DeliveryLogController } from './delivery-log.controller';
+import { DeliveryActionsService } from './delivery-actions.service';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryQueue } from './delivery-queue';
@@ -17,12 +17,13 @@ import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { LogCursors } from './log-cursor';
 import { RetentionPruner } from './retention-pruner';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
 import { WebhookSender } from './webhook-sender';
 
 /**
  * Event delivery (docs/api.md 10): ingest (controller, EventIngest, EventsRepository), the queue
  * (DeliveryQueue: claims and leases), the dispatcher that works it, the sender that makes each
- * attempt, retention, and the delivery log the admin console reads (10.7).
+ * attempt, retention, and what the admin console reads and does (10.7: the log, replay, test).
  */
 @Module({
   imports: [
@@ -31,7 +32,7 @@ import { WebhookSender } from './webhook-sender';
     UrlSafetyModule,
     RateLimitModule,
   ],
-  controllers: [EventsController, DeliveryLogController],
+  controllers: [EventsController, WebhookDeliveriesController],
   providers: [
     EventIngest,
     EventsRepository,
@@ -40,6 +41,7 @@ import { WebhookSender } from './webhook-sender';
     WebhookSender,
     RetentionPruner,
     DeliveryLogService,
+    DeliveryActionsService,
     DeliveryLogRepository,
     LogCursors,
   ],

@@ -15,6 +15,8 @@ export interface AcceptedEvent {
 
 /** docs/api.md 10.1: an idempotency key holds for this long. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+/** The type of the events `POST {p}/webhook/{name}/test` sends (docs/api.md 10.7). */
+export const TEST_EVENT = 'webhook.test';
 
 const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
 
@@ -58,6 +60,22 @@ export class EventIngest {
     }
     if (outcome.deliveries > 0) this.dispatcher.wake();
     return { id, deliveries: outcome.deliveries };
+  }
+
+  /**
+   * `POST {p}/webhook/{name}/test` (docs/api.md 10.7): a `webhook.test` event with data
+   * `{"webhook": name}`, delivered to that webhook's `url` only, through the same queue,
+   * dispatcher and log as every event.
+   */
+  async test(organizationId: number, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
+    const id = newEventId();
+    const createdAt = new Date();
+    const body = JSON.stringify({ type: TEST_EVENT, timestamp: createdAt.toISOString(), data: { webhook: name } });
+    const payload = this.secrets.seal(body, { table: 'events', organizationId, row: id });
+    const requestHash = createHash('sha256').update(body).digest('hex');
+    const deliveryId = await this.events.insertForWebhook({ id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash, payload, createdAt }, webhookId);
+    this.dispatcher.wake();
+    return { id: deliveryId, event: { id, type: TEST_EVENT } };
   }
 
   /** A key older than its window is freed for the new event. */

@@ -59,6 +59,26 @@ export class EventsRepository {
       });
   }
 
+  /** A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7); the delivery's id. */
+  insertForWebhook(event: NewEvent, webhookId: number): Promise<number> {
+    const at = sqlTimestamp(event.createdAt);
+    return this.db.transaction(async (tx) => {
+      await tx.execute('INSERT INTO events (id, organization_id, type, request_hash, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        event.id,
+        event.organizationId,
+        event.type,
+        event.requestHash,
+        sealedToJson(event.payload),
+        at,
+      ]);
+      return tx.insert(
+        `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
+        [event.id, event.organizationId, webhookId, at, at],
+      );
+    });
+  }
+
   async findByIdempotencyKey(organizationId: number, key: string): Promise<KeyedEvent | undefined> {
     const [row] = await this.db.select<{ id: string; requestHash: string; deliveryCount: number; createdAt: Date | string }>(
       `SELECT e.id AS id, e.request_hash AS requestHash, e.created_at AS createdAt,

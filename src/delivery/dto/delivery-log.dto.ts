@@ -67,3 +67,27 @@ export class DeliveryDetailDto extends DeliveryDto {
   @ApiProperty({ type: [AttemptDto] })
   attemptLog: AttemptDto[];
 }
+
+export class RetriedDeliveryDto {
+  @ApiProperty({ type: 'integer' })
+  id: number;
+
+  @ApiProperty({ enum: ['pending'] })
+  state: string;
+}
+
+class TestEventDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ enum: ['webhook.test'] })
+  type: string;
+}
+
+export class TestDeliveryDto {
+  @ApiProperty({ type: 'integer', description: 'The delivery id' })
+  id: number;
+
+  @ApiProperty({ type: TestEventDto })
+  event: TestEventDto;
+}

@@ -33,6 +33,10 @@ export class DeliveryEntity {
   @Column({ type: 'int', default: 0 })
   attempts: number;
 
+  /** The attempts made before the last replay: the retry schedule starts again after them. */
+  @Column({ name: 'retry_from', type: 'int', default: 0 })
+  retryFrom: number;
+
   @Column({ name: 'next_attempt_at', type: 'datetime', precision: 3, nullable: true })
   nextAttemptAt: Date | null;
 

@@ -34,6 +34,7 @@ export class EventDelivery1795700000000 implements MigrationInterface {
       webhook_id int NULL,
       state enum ('pending', 'succeeded', 'failed', 'cancelled') NOT NULL,
       attempts int NOT NULL DEFAULT '0',
+      retry_from int NOT NULL DEFAULT '0',
       next_attempt_at datetime(3) NULL,
       claim_token varchar(32) NULL,
       last_attempt_at datetime(3) NULL,

@@ -32,6 +32,7 @@ export class EventDelivery1795700000000 implements MigrationInterface {
       "webhook_id" integer,
       "state" varchar CHECK( "state" IN ('pending','succeeded','failed','cancelled') ) NOT NULL,
       "attempts" integer NOT NULL DEFAULT (0),
+      "retry_from" integer NOT NULL DEFAULT (0),
       "next_attempt_at" datetime(3),
       "claim_token" varchar(32),
       "last_attempt_at" datetime(3),

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../auth/auth-policy';
 import { Errors } from '../common/domain-error';
@@ -8,8 +8,9 @@ import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
 import { WebhookNamePipe } from '../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../webhooks/webhook.model';
 import { DELIVERY_STATES } from './delivery.model';
-import { DeliveryDetailDto, DeliveryPageDto } from './dto/delivery-log.dto';
+import { DeliveryActionsService } from './delivery-actions.service';
 import { DeliveryLogService, logQueryOf, MAX_LOG_LIMIT } from './delivery-log.service';
+import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
 
 /** A delivery id in a path: a positive integer, else no such delivery. */
 function deliveryIdOf(value: string): number {
@@ -17,17 +18,25 @@ function deliveryIdOf(value: string): number {
   return Number(value);
 }
 
-/** The delivery log of a webhook (docs/api.md 10.7), for the admin console: the callers of the webhook operations. */
+const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } });
+
+/**
+ * A webhook's deliveries for the admin console (docs/api.md 10.7): the log, a replay, a test
+ * event. The callers of the webhook operations, rate limited as they are.
+ */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
 @UseGuards(WebhookRateLimitGuard)
 @ApiParam({ name: 'name', schema: { type: 'string', pattern: WEBHOOK_NAME_PATTERN.source } })
 @ApiErrorResponses({ 400: ['invalid name', 'bad request'], 404: ['not found'], 429: ['rate limited'] })
-@Controller('webhook/:name/deliveries')
-export class DeliveryLogController {
-  constructor(private readonly log: DeliveryLogService) {}
+@Controller('webhook/:name')
+export class WebhookDeliveriesController {
+  constructor(
+    private readonly log: DeliveryLogService,
+    private readonly actions: DeliveryActionsService,
+  ) {}
 
-  @Get()
+  @Get('deliveries')
   @ApiOperation({ summary: "The webhook's deliveries, newest first, a page at a time (next: an opaque cursor, or null)" })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: 50 } })
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
@@ -37,11 +46,30 @@ export class DeliveryLogController {
     return this.log.page(caller.organizationId, name, logQueryOf(query));
   }
 
-  @Get(':id')
+  @Get('deliveries/:id')
   @ApiOperation({ summary: 'One delivery with every attempt' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @IdParam()
   @ApiOkResponse({ type: DeliveryDetailDto })
   detail(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
     return this.log.detail(caller.organizationId, name, deliveryIdOf(id));
+  }
+
+  @Post('deliveries/:id/retry')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send a delivery again now (same webhook-id); the retry schedule starts again' })
+  @IdParam()
+  @ApiAcceptedResponse({ type: RetriedDeliveryDto })
+  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled'] })
+  retry(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
+    return this.actions.retry(caller.organizationId, name, deliveryIdOf(id));
+  }
+
+  @Post('test')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send a webhook.test event to the webhook url, through the same queue and log' })
+  @ApiAcceptedResponse({ type: TestDeliveryDto })
+  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
+  test(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+    return this.actions.test(caller.organizationId, name);
   }
 }
