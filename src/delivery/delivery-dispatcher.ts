@@ -4,6 +4,7 @@ import { version } from '../../package.json';
 import { AppConfig, DeliveryConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { PINO } from '../logging/pino.provider';
+import { signingSecretBinding } from '../webhooks/webhook.model';
 import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from './delivery-queue';
 import { RetryPolicy } from './retry-policy';
 import { webhookSignature } from './webhook-signature';
@@ -101,15 +102,19 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhook, organizationId } = delivery;
     if (webhook === undefined) return this.queue.cancel(delivery);
-    const secret = this.secrets.open(webhook.secret, { table: 'webhooks', organizationId, row: webhook.name });
-    const body = this.secrets.open(delivery.payload, { table: 'events', organizationId, row: delivery.eventId });
     const at = new Date();
+    // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
+    const secrets = [this.secrets.open(webhook.secret, signingSecretBinding(organizationId, webhook.name))];
+    if (webhook.previous !== undefined && webhook.previous.expiresAt > at) {
+      secrets.push(this.secrets.open(webhook.previous.secret, signingSecretBinding(organizationId, webhook.name, 'previous')));
+    }
+    const body = this.secrets.open(delivery.payload, { table: 'events', organizationId, row: delivery.eventId });
     const outcome = await this.sender.send(webhook.url, {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': webhookSignature([secret], delivery.eventId, at, body),
+      'webhook-signature': webhookSignature(secrets, delivery.eventId, at, body),
     }, body);
     const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
     await this.record(delivery, { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error });

@@ -24,7 +24,13 @@ export interface ClaimedDelivery {
   readonly eventType: string;
   readonly payload: SealedSecret;
   /** Undefined when the webhook is gone (deleted while the delivery was claimed). */
-  readonly webhook?: { readonly name: string; readonly url: string; readonly secret: SealedSecret };
+  readonly webhook?: {
+    readonly name: string;
+    readonly url: string;
+    readonly secret: SealedSecret;
+    /** A rotated-out secret that still signs until `expiresAt` (docs/api.md 10.7). */
+    readonly previous?: { readonly secret: SealedSecret; readonly expiresAt: Date };
+  };
 }
 
 /** How an attempt ends a claim: the delivery's new state and the attempt's record. */
@@ -75,6 +81,7 @@ export class DeliveryQueue {
     const rows = await this.db.select<Record<string, unknown>>(
       `SELECT d.id AS id, d.attempts AS attempts, d.retry_from AS retryFrom, d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType,
               e.payload AS payload, w.name AS webhookName, w.secret AS secret, w.secret_key_id AS secretKeyId,
+              w.previous_secret AS previousSecret, w.previous_secret_key_id AS previousKeyId, w.previous_secret_expires_at AS previousExpiresAt,
               w.url AS url, ${Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS ${column}`).join(', ')}
          FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id IN (${list(ids.length)}) AND d.claim_token = ?`,
@@ -163,6 +170,17 @@ function toClaimed(row: Record<string, unknown>, claimToken: string, claimedAt: 
     webhook:
       row.webhookName === null || url === null
         ? undefined
-        : { name: String(row.webhookName), url, secret: { ciphertext: String(row.secret), keyId: String(row.secretKeyId) } },
+        : {
+            name: String(row.webhookName),
+            url,
+            secret: { ciphertext: String(row.secret), keyId: String(row.secretKeyId) },
+            previous:
+              row.previousSecret === null || row.previousExpiresAt === null
+                ? undefined
+                : {
+                    secret: { ciphertext: String(row.previousSecret), keyId: String(row.previousKeyId) },
+                    expiresAt: dateOf(row.previousExpiresAt as Date | string),
+                  },
+          },
   };
 }

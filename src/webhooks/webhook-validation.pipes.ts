@@ -4,10 +4,10 @@ import { validateSync, ValidationError } from 'class-validator';
 import { Errors } from '../common/domain-error';
 import { AddressPolicy, PUBLIC_ONLY } from '../url-safety/public-address';
 import { checkUrl } from '../url-safety/url-rules';
-import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, WebhookUrlsDto } from './dto/webhook-body.dto';
+import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, RotateSecretDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
 import { draftOf, fieldsOfBody, patchOf } from './webhook.mapper';
-import { CheckedUrl, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
+import { CheckedUrl, DEFAULT_GRACE_SECONDS, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch } from './webhook.model';
 
 /*
  * The validation of docs/api.md 5 before any database or DNS work, in one place. A request breaking
@@ -15,6 +15,14 @@ import { CheckedUrl, UrlField, WEBHOOK_NAME_PATTERN, WebhookDraft, WebhookPatch 
  * shape (`bad request`), then the static URL rules (`invalid url`); `message` names every
  * offending field of that kind.
  */
+
+/** `POST /webhook/{name}/secret/rotate`: the grace period in seconds (default one day). */
+@Injectable()
+export class RotateSecretBodyPipe implements PipeTransform<unknown, number> {
+  transform(body: unknown): number {
+    return validateShape(RotateSecretDto, body).graceSeconds ?? DEFAULT_GRACE_SECONDS;
+  }
+}
 
 const NAME_RULE = `name: must match ${WEBHOOK_NAME_PATTERN.source}`;
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SecretBinding } from '../crypto/secret-box';
 
 /** The per-event URLs a webhook may have, by their dotted names (docs/api.md 5, seed "Events"). */
 export const EVENT_FIELDS = [
@@ -52,6 +53,21 @@ export interface WebhookBody {
   card?: { updated?: string };
   user?: { updated?: string };
 }
+
+/**
+ * What a webhook's sealed signing secrets are bound to (SecretBinding): the organization and the
+ * name, which never changes; the previous secret of a rotation has a row of its own (`#` is not
+ * a name character), so the two columns cannot be swapped.
+ */
+export const signingSecretBinding = (organizationId: number, name: string, which: 'current' | 'previous' = 'current'): SecretBinding => ({
+  table: 'webhooks',
+  organizationId,
+  row: which === 'current' ? name : `${name}#previous`,
+});
+
+/** docs/api.md 10.7: how long a rotated-out secret keeps signing, by default and at most. */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+export const MAX_GRACE_SECONDS = 604_800;
 
 /** A signing secret: `whsec_` and the base64 of 32 random bytes (docs/api.md 5). */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

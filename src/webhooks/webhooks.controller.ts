@@ -5,13 +5,14 @@ import type { SessionCaller } from '../auth/auth-policy';
 import type { ErrorCode } from '../common/domain-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
-import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto } from './dto/webhook-body.dto';
+import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, RotateSecretDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
-import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, WebhookDto } from './dto/webhook-responses.dto';
+import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
 import {
   CreateWebhookBodyPipe,
   DeleteWebhookBodyPipe,
   ReplaceWebhookBodyPipe,
+  RotateSecretBodyPipe,
   WebhookNamePipe,
   WebhookPatchBodyPipe,
 } from './webhook-validation.pipes';
@@ -108,6 +109,23 @@ export class WebhooksController {
     @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
   ) {
     return this.webhooks.update(caller.organizationId, name, patch);
+  }
+
+  @Post(':name/secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'A new signing secret, shown once; the previous one signs beside it until graceSeconds pass (0: dropped now)' })
+  @NameParam()
+  @ApiBody({ type: RotateSecretDto, required: false })
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @ApiErrorResponses({
+    400: ['invalid name', 'bad request'],
+    403: WRITE_FORBIDDEN,
+    404: ['not found'],
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+  })
+  rotateSecret(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Body(RotateSecretBodyPipe) graceSeconds: number) {
+    return this.webhooks.rotateSecret(caller.organizationId, name, graceSeconds);
   }
 
   @Delete(':name')

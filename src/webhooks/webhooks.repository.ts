@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database, SqlExecutor, SqlValue } from '../database/database';
+import { sqlTimestamp } from '../database/sql-dialect';
 import { storedOfRow, URL_COLUMNS, UrlColumns } from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
 
@@ -98,6 +99,34 @@ export class WebhooksRepository {
   }
 
   /** False when there was no such webhook. Removes the source row with the last webhook. */
+  /**
+   * Replaces the signing secret under the source lock: `reseal` gets the current one and gives
+   * the new current and the previous (null: none kept). False when there is no such webhook.
+   */
+  rotateSecret(
+    organizationId: number,
+    name: string,
+    previousExpiresAt: Date | null,
+    reseal: (current: SealedSecret) => { current: SealedSecret; previous: SealedSecret | null },
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const sourceId = await this.lockSource(tx, organizationId, { create: false });
+      if (sourceId === undefined) return false;
+      const [row] = await tx.select<{ id: number; secret: string; keyId: string }>(
+        'SELECT id, secret, secret_key_id AS keyId FROM webhooks WHERE source_id = ? AND name = ?',
+        [sourceId, name],
+      );
+      if (row === undefined) return false;
+      const { current, previous } = reseal({ ciphertext: row.secret, keyId: row.keyId });
+      await tx.execute(
+        `UPDATE webhooks SET secret = ?, secret_key_id = ?, previous_secret = ?, previous_secret_key_id = ?, previous_secret_expires_at = ?
+          WHERE id = ?`,
+        [current.ciphertext, current.keyId, previous?.ciphertext ?? null, previous?.keyId ?? null, previousExpiresAt && sqlTimestamp(previousExpiresAt), row.id],
+      );
+      return true;
+    });
+  }
+
   delete(organizationId: number, name: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });

@@ -1,18 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
-import { SecretBinding, SecretBox } from '../crypto/secret-box';
+import { SecretBox } from '../crypto/secret-box';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
-import { CheckedUrl, newSigningSecret, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
+import { CheckedUrl, newSigningSecret, signingSecretBinding, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
 import { WebhooksRepository } from './webhooks.repository';
 
 export type CreatedWebhook = { name: string } & WebhookBody & { secret: string };
 export type ReplacedWebhook = WebhookBody & { secret: string };
 export type NamedWebhook = { name: string } & WebhookBody;
-
-/** A signing secret belongs to its webhook: the organization and the name (never changed). */
-const secretBinding = (organizationId: number, name: string): SecretBinding => ({ table: 'webhooks', organizationId, row: name });
 
 /**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
@@ -51,7 +48,7 @@ export class WebhooksService {
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
-    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, secretBinding(organizationId, name)), this.max);
+    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, signingSecretBinding(organizationId, name)), this.max);
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
@@ -64,7 +61,7 @@ export class WebhooksService {
     await this.requireResolvable(urlsOf(draft));
 
     const stored = storedOf(draft);
-    const binding = secretBinding(organizationId, name);
+    const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
     const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max);
     if (secret === 'limit reached') throw Errors.limitReached(this.max);
@@ -78,6 +75,25 @@ export class WebhooksService {
     const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch));
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
+  }
+
+  /**
+   * Secret rotation (docs/api.md 10.7): a new secret, shown this once; the current one signs
+   * beside it until `graceSeconds` have passed (0: dropped at once, for a leaked secret). Only
+   * one previous secret is kept. Under the source lock, so concurrent rotations leave exactly
+   * one current and one previous secret.
+   */
+  async rotateSecret(organizationId: number, name: string, graceSeconds: number): Promise<{ secret: string; previousExpiresAt: string | null }> {
+    const secret = newSigningSecret();
+    const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
+    const rotated = await this.webhooks.rotateSecret(organizationId, name, previousExpiresAt, (current) => ({
+      current: this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
+      previous:
+        previousExpiresAt &&
+        this.secrets.seal(this.secrets.open(current, signingSecretBinding(organizationId, name)), signingSecretBinding(organizationId, name, 'previous')),
+    }));
+    if (!rotated) throw Errors.notFound();
+    return { secret, previousExpiresAt: previousExpiresAt?.toISOString() ?? null };
   }
 
   async remove(organizationId: number, name: string): Promise<void> {

@@ -1,3 +1,6 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
 import { GroupField, UrlField, WebhookNameField } from './validation.decorators';
 
 export class TransactionEventsDto {
@@ -35,4 +38,14 @@ export class ReplaceWebhookDto extends WebhookUrlsDto {
 /** `DELETE /webhook` (legacy). */
 export class DeleteWebhookDto {
   @WebhookNameField({ required: true }) name: string;
+}
+
+/** `POST /webhook/{name}/secret/rotate` (docs/api.md 10.7): `{}` or `{"graceSeconds"}`. */
+export class RotateSecretDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS, default: DEFAULT_GRACE_SECONDS })
+  @IsOptional()
+  @IsInt({ message: 'graceSeconds: must be a whole number of seconds' })
+  @Min(0, { message: `graceSeconds: must be from 0 to ${MAX_GRACE_SECONDS}` })
+  @Max(MAX_GRACE_SECONDS, { message: `graceSeconds: must be from 0 to ${MAX_GRACE_SECONDS}` })
+  graceSeconds?: number;
 }

@@ -30,3 +30,11 @@ export class ReplacedWebhookDto extends WebhookDto {
 export class DeleteResultDto {
   @ApiProperty({ enum: ['ok'] }) code: 'ok';
 }
+
+export class RotatedSecretDto {
+  @ApiProperty({ pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'The new signing secret, shown this once' })
+  secret: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Until when the previous secret signs too; null: it was dropped' })
+  previousExpiresAt: string | null;
+}

@@ -51,6 +51,16 @@ export class WebhookEntity {
   @Column({ name: 'secret_key_id', type: 'varchar', length: 16 })
   secretKeyId: string;
 
+  /** After a rotation (docs/api.md 10.7): the secret before, signing beside the new one until it expires. */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 256, nullable: true })
+  previousSecret: string | null;
+
+  @Column({ name: 'previous_secret_key_id', type: 'varchar', length: 16, nullable: true })
+  previousSecretKeyId: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'datetime', precision: 3, nullable: true })
+  previousSecretExpiresAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
 
