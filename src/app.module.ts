@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { APP_FILTER, RouterModule } from '@nestjs/core';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CardsModule } from './cards/cards.module';
 import { AppConfig } from './config/app-config';
@@ -15,7 +16,7 @@ import { LoggingModule } from './logging/logging.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
-const API_MODULES = [WebhooksModule, CardsModule, DeliveryModule];
+const API_MODULES = [WebhooksModule, CardsModule, DeliveryModule, AuditModule];
 
 /** The HTTP service, for one validated configuration and the process's logger. */
 @Module({})

@@ -126,7 +126,7 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     await settledLog(cookie, 3);
     const { next } = (await log(cookie, '?limit=1')).body;
     const [body, mac] = next.split('.');
-    const forged = `${Buffer.from(JSON.stringify(JSON.parse(Buffer.from(body, 'base64url').toString()).map((v: unknown, i: number) => (i === 2 ? 999999 : v)))).toString('base64url')}.${mac}`;
+    const forged = `${Buffer.from(JSON.stringify(JSON.parse(Buffer.from(body, 'base64url').toString()).map((v: unknown, i: number) => (i === 1 ? 999999 : v)))).toString('base64url')}.${mac}`;
     expect((await log(cookie, `?limit=1&cursor=${forged}`)).status).toBe(400);
     expect((await log(cookie, `?limit=1&state=failed&cursor=${next}`)).status).toBe(400);
   });

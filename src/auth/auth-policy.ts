@@ -14,6 +14,8 @@ export interface SessionCaller {
   readonly kind: 'session';
   /** Identifies the session without being its token (the token's hash): for rate limits. */
   readonly sessionKey: string;
+  /** Who acts: recorded as the actor of the audit trail (docs/api.md 10.9). */
+  readonly userId: number;
   readonly organizationId: number;
   readonly role: Role;
 }

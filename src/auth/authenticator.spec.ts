@@ -32,7 +32,7 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
     ['a similarly named cookie', { cookie: `__Secure-auth.session_token2=${TOKEN}` }],
     ['only a bearer token', { authorization: `Bearer ${TOKEN}` }],
   ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
-    const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }]);
+    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }]);
     expect(await rejectionOf(authenticator.session(headers, WRITERS))).toEqual(UNAUTHORIZED);
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
@@ -44,59 +44,60 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
   });
 
   it('answers 403 no organization for one grant without an organization', async () => {
-    const { authenticator } = authenticatorWith([{ organizationId: null, role: null }]);
+    const { authenticator } = authenticatorWith([{ userId: 5, organizationId: null, role: null }]);
     expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no organization for two grants (ambiguous membership)', async () => {
     const { authenticator } = authenticatorWith([
-      { organizationId: 1, role: 'owner' },
-      { organizationId: 2, role: 'owner' },
+      { userId: 5, organizationId: 1, role: 'owner' },
+      { userId: 5, organizationId: 2, role: 'owner' },
     ]);
     expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no organization before judging the role', async () => {
     const { authenticator } = authenticatorWith([
-      { organizationId: 1, role: 'member' },
-      { organizationId: 2, role: 'member' },
+      { userId: 5, organizationId: 1, role: 'member' },
+      { userId: 5, organizationId: 2, role: 'member' },
     ]);
     expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_ORGANIZATION);
   });
 
   it('answers 403 no permission for a role that is not allowed', async () => {
-    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'member' }]);
+    const { authenticator } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'member' }]);
     expect(await rejectionOf(authenticator.session(SESSION, WRITERS))).toEqual(NO_PERMISSION);
   });
 
   it('answers 403 no permission when the route allows only another role', async () => {
-    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'admin' }]);
+    const { authenticator } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'admin' }]);
     expect(await rejectionOf(authenticator.session(SESSION, ['owner']))).toEqual(NO_PERMISSION);
   });
 
   it.each<Role>(['owner', 'admin'])('returns the session caller for an allowed role (%s)', async (role) => {
-    const { authenticator } = authenticatorWith([{ organizationId: 7, role }]);
-    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', sessionKey: TOKEN_HASH, organizationId: 7, role });
+    const { authenticator } = authenticatorWith([{ userId: 5, organizationId: 7, role }]);
+    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', sessionKey: TOKEN_HASH, userId: 5, organizationId: 7, role });
   });
 
   it('returns the caller when a bearer header is also present (it is ignored)', async () => {
-    const { authenticator } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    const { authenticator } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
     expect(await authenticator.session({ ...SESSION, authorization: 'Bearer whatever' }, WRITERS)).toEqual({
       kind: 'session',
       sessionKey: TOKEN_HASH,
+      userId: 5,
       organizationId: 7,
       role: 'owner',
     });
   });
 
   it('gives the repository the SHA-256 hash of the token, never the token', async () => {
-    const { authenticator, repository } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
     await authenticator.session(SESSION, WRITERS);
     expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
   });
 
   it('gives the repository the hash of an unquoted token when the cookie value is quoted', async () => {
-    const { authenticator, repository } = authenticatorWith([{ organizationId: 7, role: 'owner' }]);
+    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
     await authenticator.session({ cookie: `__Secure-auth.session_token="${TOKEN}"` }, WRITERS);
     expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
   });
@@ -129,7 +130,7 @@ describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () 
     ['another scheme', { authorization: `Basic ${TOKEN}` }],
     ['an extra segment', { authorization: `Bearer ${TOKEN} x` }],
   ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
-    const { authenticator, repository } = authenticatorWith([{ organizationId: 1, role: 'owner' }], 42);
+    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }], 42);
     expect(await rejectionOf(authenticator.walletExtension(requestWith(headers)))).toEqual(UNAUTHORIZED);
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
     expect(repository.findSessionGrants).not.toHaveBeenCalled();

@@ -22,7 +22,7 @@ export class Authenticator {
     const [grant] = grants;
     if (grants.length > 1 || grant.organizationId === null || grant.role === null) throw Errors.noOrganization();
     if (!roles.includes(grant.role)) throw Errors.noPermission();
-    return { kind: 'session', sessionKey, organizationId: grant.organizationId, role: grant.role };
+    return { kind: 'session', sessionKey, userId: Number(grant.userId), organizationId: grant.organizationId, role: grant.role };
   }
 
   /** 401 unless a live wallet-extension token is the only credential. */

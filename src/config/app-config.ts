@@ -53,6 +53,8 @@ export interface DeliveryConfig {
   /** Extra trusted CA certificates (PEM), beside the system's. */
   readonly caFile: string | undefined;
   readonly retentionDays: number;
+  /** Audit entries are kept this long (docs/api.md 10.9). */
+  readonly auditRetentionDays: number;
 }
 
 export interface SecretKeys {
@@ -147,6 +149,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       proxyUrl: e.DELIVERY_PROXY_URL === undefined ? undefined : parseProxyUrl(e.DELIVERY_PROXY_URL),
       caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
       retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
+      auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 400,
     },
     trustedCidrs: parseCidrs('TRUSTED_CIDRS', e.TRUSTED_CIDRS ?? ''),
     warnings,

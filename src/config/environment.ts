@@ -105,6 +105,9 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3650)
   DELIVERY_RETENTION_DAYS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36500)
+  AUDIT_RETENTION_DAYS?: number;
+
   @IsOptional() @IsString()
   TRUSTED_CIDRS?: string;
 }
@@ -116,7 +119,7 @@ const ENV_KEYS: readonly (keyof Environment)[] = [
   'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
   'RATE_LIMIT_PER_WALLET_TOKEN', 'RATE_LIMIT_PER_PLATFORM_KEY', 'TRUSTED_PROXIES', 'REDIS_URL',
   'DELIVERY_CONCURRENCY', 'DELIVERY_POLL_MS', 'DELIVERY_TIMEOUT_MS', 'DELIVERY_RETRY_SCHEDULE', 'DELIVERY_PROXY_URL',
-  'DELIVERY_CA_FILE', 'DELIVERY_RETENTION_DAYS', 'TRUSTED_CIDRS',
+  'DELIVERY_CA_FILE', 'DELIVERY_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'TRUSTED_CIDRS',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */

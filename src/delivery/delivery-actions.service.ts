@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/audit.model';
 import { Errors } from '../common/domain-error';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryLogRepository } from './delivery-log.repository';
@@ -17,16 +18,16 @@ export class DeliveryActionsService {
   ) {}
 
   /** 404 no such delivery of the webhook; 409 cancelled; else pending, attempted now. */
-  async retry(organizationId: number, name: string, id: number): Promise<{ id: number; state: 'pending' }> {
-    const state = await this.log.replay(await this.webhookId(organizationId, name), id, new Date());
+  async retry(organizationId: number, actor: Actor, name: string, id: number): Promise<{ id: number; state: 'pending' }> {
+    const state = await this.log.replay({ id: await this.webhookId(organizationId, name), name, organizationId }, id, actor, new Date());
     if (state === undefined) throw Errors.notFound();
     if (state === 'cancelled') throw Errors.cancelled();
     this.dispatcher.wake();
     return { id, state: 'pending' };
   }
 
-  async test(organizationId: number, name: string) {
-    return this.ingest.test(organizationId, await this.webhookId(organizationId, name), name);
+  async test(organizationId: number, actor: Actor, name: string) {
+    return this.ingest.test(organizationId, actor, await this.webhookId(organizationId, name), name);
   }
 
   private async webhookId(organizationId: number, name: string): Promise<number> {

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/audit.model';
+import { AuditRepository } from '../audit/audit.repository';
 import { Database } from '../database/database';
 import { sqlTimestamp } from '../database/sql-dialect';
 import type { DeliveryState } from './delivery.model';
@@ -49,7 +51,10 @@ export function pageSql({ state, before, limit }: { state: boolean; before: bool
 
 @Injectable()
 export class DeliveryLogRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditRepository,
+  ) {}
 
   async findWebhookId(organizationId: number, name: string): Promise<number | undefined> {
     const [row] = await this.db.select<{ id: number }>(
@@ -82,17 +87,25 @@ export class DeliveryLogRepository {
 
   /**
    * A replay (docs/api.md 10.7): a succeeded or failed delivery is pending again, due now; a
-   * pending one not in flight is brought forward; either way the retry schedule starts again.
-   * What the delivery's state was, or undefined when the webhook has no such delivery.
+   * pending one not in flight is brought forward; either way the retry schedule starts again,
+   * and the audit entry is written in the same transaction. What the delivery's state was, or
+   * undefined when the webhook has no such delivery (nothing is written for those, nor for a
+   * cancelled one).
    */
-  async replay(webhookId: number, id: number, now: Date): Promise<DeliveryState | undefined> {
-    const [row] = await this.db.select<{ state: DeliveryState }>('SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?', [id, webhookId]);
-    if (row === undefined || row.state === 'cancelled') return row?.state;
-    await this.db.execute(
-      `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
-        WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
-      [sqlTimestamp(now), id],
-    );
-    return row.state;
+  replay(webhook: { id: number; name: string; organizationId: number }, id: number, actor: Actor, now: Date): Promise<DeliveryState | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.select<{ state: DeliveryState }>(`SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${this.db.dialect.forUpdate}`, [
+        id,
+        webhook.id,
+      ]);
+      if (row === undefined || row.state === 'cancelled') return row?.state;
+      await tx.execute(
+        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
+          WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
+        [sqlTimestamp(now), id],
+      );
+      await this.audit.record(tx, { organizationId: webhook.organizationId, actorUserId: actor.userId, action: 'delivery.retried', webhook: webhook.name, fields: [] }, now);
+      return row.state;
+    });
   }
 }

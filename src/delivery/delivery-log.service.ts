@@ -3,7 +3,7 @@ import { Errors } from '../common/domain-error';
 import { dateOf } from '../database/sql-dialect';
 import { DELIVERY_STATES, DeliveryState } from './delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
-import { LogCursors } from './log-cursor';
+import { PageCursors } from '../common/page-cursors';
 
 /** One attempt as the log shows it (docs/api.md 10.7). */
 export interface AttemptView {
@@ -89,15 +89,16 @@ export function logQueryOf(query: Record<string, unknown>): LogQuery {
 export class DeliveryLogService {
   constructor(
     private readonly log: DeliveryLogRepository,
-    private readonly cursors: LogCursors,
+    private readonly cursors: PageCursors,
   ) {}
 
   async page(organizationId: number, name: string, { limit, state, cursor }: LogQuery): Promise<{ data: DeliveryView[]; next: string | null }> {
     const webhookId = await this.webhookId(organizationId, name);
-    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, { webhookId, state });
+    const scope = `deliveries:${webhookId}:${state ?? ''}`;
+    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
     const rows = await this.log.page(webhookId, { state, beforeId, limit: limit + 1 });
     const data = rows.slice(0, limit).map(viewOf);
-    const next = rows.length > limit ? this.cursors.encode({ webhookId, state, afterId: data[data.length - 1].id }) : null;
+    const next = rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null;
     return { data, next };
   }
 

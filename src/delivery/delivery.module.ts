@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
+import { PageCursors } from '../common/page-cursors';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
@@ -15,7 +17,6 @@ import { EventEntity } from './entities/event.entity';
 import { EventIngest } from './event-ingest.service';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
-import { LogCursors } from './log-cursor';
 import { RetentionPruner } from './retention-pruner';
 import { WebhookDeliveriesController } from './webhook-deliveries.controller';
 import { WebhookSender } from './webhook-sender';
@@ -31,6 +32,7 @@ import { WebhookSender } from './webhook-sender';
     TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookEntity, WebhookSourceEntity]),
     UrlSafetyModule,
     RateLimitModule,
+    AuditModule,
   ],
   controllers: [EventsController, WebhookDeliveriesController],
   providers: [
@@ -43,7 +45,7 @@ import { WebhookSender } from './webhook-sender';
     DeliveryLogService,
     DeliveryActionsService,
     DeliveryLogRepository,
-    LogCursors,
+    PageCursors,
   ],
   exports: [EventIngest, DeliveryQueue],
 })

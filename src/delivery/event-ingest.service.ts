@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/audit.model';
 import { Errors } from '../common/domain-error';
 import { SecretBox } from '../crypto/secret-box';
 import { isForeignKeyViolation } from '../database/database-errors';
@@ -67,13 +68,13 @@ export class EventIngest {
    * `{"webhook": name}`, delivered to that webhook's `url` only, through the same queue,
    * dispatcher and log as every event.
    */
-  async test(organizationId: number, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
+  async test(organizationId: number, actor: Actor, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
     const id = newEventId();
     const createdAt = new Date();
     const body = JSON.stringify({ type: TEST_EVENT, timestamp: createdAt.toISOString(), data: { webhook: name } });
     const payload = this.secrets.seal(body, { table: 'events', organizationId, row: id });
     const requestHash = createHash('sha256').update(body).digest('hex');
-    const deliveryId = await this.events.insertForWebhook({ id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash, payload, createdAt }, webhookId);
+    const deliveryId = await this.events.insertForWebhook({ id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash, payload, createdAt }, webhookId, { organizationId, actorUserId: actor.userId, action: 'webhook.tested', webhook: name, fields: [] });
     this.dispatcher.wake();
     return { id: deliveryId, event: { id, type: TEST_EVENT } };
   }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { AuditChange } from '../audit/audit.model';
+import { AuditRepository } from '../audit/audit.repository';
 import type { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
 import { isUniqueViolation } from '../database/database-errors';
@@ -27,7 +29,10 @@ export interface KeyedEvent {
 
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditRepository,
+  ) {}
 
   /**
    * The event and one pending delivery, due now, for each webhook its organization has, in one
@@ -59,8 +64,11 @@ export class EventsRepository {
       });
   }
 
-  /** A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7); the delivery's id. */
-  insertForWebhook(event: NewEvent, webhookId: number): Promise<number> {
+  /**
+   * A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7), and
+   * its audit entry, in one transaction; the delivery's id.
+   */
+  insertForWebhook(event: NewEvent, webhookId: number, change: AuditChange): Promise<number> {
     const at = sqlTimestamp(event.createdAt);
     return this.db.transaction(async (tx) => {
       await tx.execute('INSERT INTO events (id, organization_id, type, request_hash, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
@@ -71,11 +79,13 @@ export class EventsRepository {
         sealedToJson(event.payload),
         at,
       ]);
-      return tx.insert(
+      const deliveryId = await tx.insert(
         `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
          VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
         [event.id, event.organizationId, webhookId, at, at],
       );
+      await this.audit.record(tx, change, event.createdAt);
+      return deliveryId;
     });
   }
 

@@ -61,7 +61,7 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled'] })
   retry(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
-    return this.actions.retry(caller.organizationId, name, deliveryIdOf(id));
+    return this.actions.retry(caller.organizationId, caller, name, deliveryIdOf(id));
   }
 
   @Post('test')
@@ -70,6 +70,6 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: TestDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
   test(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
-    return this.actions.test(caller.organizationId, name);
+    return this.actions.test(caller.organizationId, caller, name);
   }
 }

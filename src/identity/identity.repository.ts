@@ -8,6 +8,7 @@ import { Role } from './entities/member.entity';
 
 /** One membership a live session may act through (organization null: none matched). */
 export interface SessionGrant {
+  userId: number;
   organizationId: number | null;
   role: Role | null;
 }
@@ -38,7 +39,7 @@ export class IdentityRepository {
    */
   findSessionGrants(tokenHash: string): Promise<SessionGrant[]> {
     return this.db.select<SessionGrant & Record<string, unknown>>(
-      `SELECT m.organization_id AS organizationId, m.role AS role
+      `SELECT s.user_id AS userId, m.organization_id AS organizationId, m.role AS role
          FROM sessions s
          LEFT JOIN members m
            ON m.user_id = s.user_id

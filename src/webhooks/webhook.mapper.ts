@@ -25,6 +25,14 @@ const columnOf = (field: UrlField): string => (field === 'url' ? 'url' : EVENT_U
 /** Every URL column, `url` first. */
 export const URL_COLUMNS: readonly string[] = ['url', ...EVENT_FIELDS.map(columnOf)];
 
+const FIELD_OF_COLUMN: Readonly<Record<string, UrlField>> = Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field]));
+
+/** The member names (`url`, `transaction.created`, …) of the columns that `changed` says changed: for the audit trail. */
+export const fieldsOfColumns = (columns: UrlColumns, changed: (column: string, value: string | null) => boolean): UrlField[] =>
+  Object.entries(columns)
+    .filter(([column, value]) => changed(column, value))
+    .map(([column]) => FIELD_OF_COLUMN[column]);
+
 /** The URL members a validated body gives, by field: `url`, then each event (a null group clears all its events). */
 export function fieldsOfBody<T extends string | null>(body: { url?: string } & Partial<Record<keyof typeof EVENT_GROUPS, object | null>>): [UrlField, T][] {
   const fields: [UrlField, T][] = body.url === undefined ? [] : [['url', body.url as T]];

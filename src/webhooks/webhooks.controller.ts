@@ -70,7 +70,7 @@ export class WebhooksController {
     @Param('name', WebhookNamePipe) name: string,
     @Body(CreateWebhookBodyPipe) body: { draft: WebhookDraft },
   ) {
-    return this.webhooks.create(caller.organizationId, name, body.draft);
+    return this.webhooks.create(caller.organizationId, caller, name, body.draft);
   }
 
   @Post()
@@ -86,7 +86,7 @@ export class WebhooksController {
     503: ['dns unavailable', 'unavailable'],
   })
   replaceWebhook(@Caller() caller: SessionCaller, @Body(ReplaceWebhookBodyPipe) body: { name: string; draft: WebhookDraft }) {
-    return this.webhooks.replace(caller.organizationId, body.name, body.draft);
+    return this.webhooks.replace(caller.organizationId, caller, body.name, body.draft);
   }
 
   @Patch(':name')
@@ -108,7 +108,7 @@ export class WebhooksController {
     @Param('name', WebhookNamePipe) name: string,
     @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
   ) {
-    return this.webhooks.update(caller.organizationId, name, patch);
+    return this.webhooks.update(caller.organizationId, caller, name, patch);
   }
 
   @Post(':name/secret/rotate')
@@ -125,7 +125,7 @@ export class WebhooksController {
     415: ['unsupported media type'],
   })
   rotateSecret(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Body(RotateSecretBodyPipe) graceSeconds: number) {
-    return this.webhooks.rotateSecret(caller.organizationId, name, graceSeconds);
+    return this.webhooks.rotateSecret(caller.organizationId, caller, name, graceSeconds);
   }
 
   @Delete(':name')
@@ -134,7 +134,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: DeleteResultDto })
   @ApiErrorResponses({ 400: ['invalid name'], 403: WRITE_FORBIDDEN, 404: ['not found'] })
   async deleteWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
-    await this.webhooks.remove(caller.organizationId, name);
+    await this.webhooks.remove(caller.organizationId, caller, name);
     return DELETED;
   }
 
@@ -149,7 +149,7 @@ export class WebhooksController {
     415: ['unsupported media type'],
   })
   async deleteWebhookByBody(@Caller() caller: SessionCaller, @Body(DeleteWebhookBodyPipe) name: string) {
-    await this.webhooks.removeIfExists(caller.organizationId, name);
+    await this.webhooks.removeIfExists(caller.organizationId, caller, name);
     return DELETED;
   }
 }

@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/audit.model';
+import { AuditRepository } from '../audit/audit.repository';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database, SqlExecutor, SqlValue } from '../database/database';
 import { sqlTimestamp } from '../database/sql-dialect';
-import { storedOfRow, URL_COLUMNS, UrlColumns } from './webhook.mapper';
+import { fieldsOfColumns, storedOfRow, URL_COLUMNS, UrlColumns } from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
 
-// The Database executor: every write locks the organization's source row first, and the reads are a measured hot path.
+// The Database executor: every write locks the organization's source row first (and records its
+// audit entry in the same transaction), and the reads are a measured hot path.
 
 const SELECT_WEBHOOK = `SELECT w.name, ${URL_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
  WHERE ws.organization_id = ?`;
 
 export type InsertOutcome = 'created' | 'name conflict' | 'limit reached';
+
+/** The members a new webhook sets: for its audit entry. */
+const setFields = (urls: UrlColumns) => fieldsOfColumns(urls, (_column, value) => value !== null && value !== undefined);
 
 /**
  * Webhooks and their organization's source row, always addressed by organization first.
@@ -23,7 +29,10 @@ export type InsertOutcome = 'created' | 'name conflict' | 'limit reached';
  */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditRepository,
+  ) {}
 
   async listByOrganization(organizationId: number): Promise<(StoredWebhook & { name: string })[]> {
     const rows = await this.db.select(SELECT_WEBHOOK, [organizationId]);
@@ -49,13 +58,14 @@ export class WebhooksRepository {
     return { taken: Number(row.taken) > 0, count: Number(row.total) };
   }
 
-  insert(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number): Promise<InsertOutcome> {
+  insert(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number, actor: Actor): Promise<InsertOutcome> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
       const { taken, count } = await this.countWithName(organizationId, name, tx);
       if (taken) return 'name conflict';
       if (count >= max) return 'limit reached';
       await this.insertRow(tx, sourceId, name, urls, secret);
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.created', webhook: name, fields: setFields(urls) });
       return 'created';
     });
   }
@@ -65,20 +75,24 @@ export class WebhooksRepository {
    * and returns its secret, or creates it with `secret`. Callers racing on one new name are
    * serialized by the source lock, so they all get the secret of the one that created it.
    */
-  replace(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number): Promise<SealedSecret | 'limit reached'> {
+  replace(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number, actor: Actor): Promise<SealedSecret | 'limit reached'> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
-      const [existing] = await tx.select<{ id: number; secret: string; keyId: string }>(
-        'SELECT id, secret, secret_key_id AS keyId FROM webhooks WHERE source_id = ? AND name = ?',
+      const [existing] = await tx.select<{ id: number; secret: string; keyId: string } & Record<string, string | null>>(
+        `SELECT id, secret, secret_key_id AS keyId, ${URL_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
         [sourceId, name],
       );
+      const change = { organizationId, actorUserId: actor.userId, webhook: name };
       if (existing) {
         await this.updateColumns(tx, 'id = ?', [existing.id], urls);
+        const fields = fieldsOfColumns(urls, (column, value) => (existing[column] ?? null) !== (value ?? null));
+        await this.audit.record(tx, { ...change, action: 'webhook.updated', fields });
         return { ciphertext: existing.secret, keyId: existing.keyId };
       }
       const { count } = await this.countWithName(organizationId, name, tx);
       if (count >= max) return 'limit reached';
       await this.insertRow(tx, sourceId, name, urls, secret);
+      await this.audit.record(tx, { ...change, action: 'webhook.created', fields: setFields(urls) });
       return secret;
     });
   }
@@ -88,17 +102,18 @@ export class WebhooksRepository {
    * the source lock like every write: the webhook that answers is the one that was updated,
    * never one a concurrent delete-and-create put in its place.
    */
-  patch(organizationId: number, name: string, changes: UrlColumns): Promise<StoredWebhook | undefined> {
+  patch(organizationId: number, name: string, changes: UrlColumns, actor: Actor): Promise<StoredWebhook | undefined> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return undefined;
       const updated = await this.updateColumns(tx, 'source_id = ? AND name = ?', [sourceId, name], changes);
       if (updated === 0) return undefined;
+      const fields = fieldsOfColumns(changes, () => true);
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.updated', webhook: name, fields });
       return this.findByName(organizationId, name, tx);
     });
   }
 
-  /** False when there was no such webhook. Removes the source row with the last webhook. */
   /**
    * Replaces the signing secret under the source lock: `reseal` gets the current one and gives
    * the new current and the previous (null: none kept). False when there is no such webhook.
@@ -108,6 +123,7 @@ export class WebhooksRepository {
     name: string,
     previousExpiresAt: Date | null,
     reseal: (current: SealedSecret) => { current: SealedSecret; previous: SealedSecret | null },
+    actor: Actor,
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
@@ -123,11 +139,13 @@ export class WebhooksRepository {
           WHERE id = ?`,
         [current.ciphertext, current.keyId, previous?.ciphertext ?? null, previous?.keyId ?? null, previousExpiresAt && sqlTimestamp(previousExpiresAt), row.id],
       );
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.secret_rotated', webhook: name, fields: [] });
       return true;
     });
   }
 
-  delete(organizationId: number, name: string): Promise<boolean> {
+  /** False when there was no such webhook. Removes the source row with the last webhook. */
+  delete(organizationId: number, name: string, actor: Actor): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return false;
@@ -138,6 +156,7 @@ export class WebhooksRepository {
         [sourceId, name],
       );
       if ((await tx.execute('DELETE FROM webhooks WHERE source_id = ? AND name = ?', [sourceId, name])) === 0) return false;
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.deleted', webhook: name, fields: [] });
       const [left] = await tx.select('SELECT 1 AS one FROM webhooks WHERE source_id = ? LIMIT 1', [sourceId]);
       if (!left) await tx.execute('DELETE FROM webhook_sources WHERE id = ?', [sourceId]);
       return true;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/audit.model';
 import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
@@ -40,7 +41,7 @@ export class WebhooksService {
     return toWebhookBody(webhook);
   }
 
-  async create(organizationId: number, name: string, draft: WebhookDraft): Promise<CreatedWebhook> {
+  async create(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<CreatedWebhook> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
@@ -48,14 +49,14 @@ export class WebhooksService {
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
-    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, signingSecretBinding(organizationId, name)), this.max);
+    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, signingSecretBinding(organizationId, name)), this.max, actor);
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
   }
 
   /** Legacy create-or-update: replaces the URLs, keeps the secret, answers it either way. */
-  async replace(organizationId: number, name: string, draft: WebhookDraft): Promise<ReplacedWebhook> {
+  async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhook> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
     await this.requireResolvable(urlsOf(draft));
@@ -63,16 +64,16 @@ export class WebhooksService {
     const stored = storedOf(draft);
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
-    const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max);
+    const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor);
     if (secret === 'limit reached') throw Errors.limitReached(this.max);
     return { ...toWebhookBody(stored), secret: this.secrets.open(secret, binding) };
   }
 
-  async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhook> {
+  async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhook> {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
     await this.requireResolvable(urlsOf(patch));
 
-    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch));
+    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch), actor);
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
   }
@@ -83,7 +84,7 @@ export class WebhooksService {
    * one previous secret is kept. Under the source lock, so concurrent rotations leave exactly
    * one current and one previous secret.
    */
-  async rotateSecret(organizationId: number, name: string, graceSeconds: number): Promise<{ secret: string; previousExpiresAt: string | null }> {
+  async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<{ secret: string; previousExpiresAt: string | null }> {
     const secret = newSigningSecret();
     const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
     const rotated = await this.webhooks.rotateSecret(organizationId, name, previousExpiresAt, (current) => ({
@@ -91,18 +92,18 @@ export class WebhooksService {
       previous:
         previousExpiresAt &&
         this.secrets.seal(this.secrets.open(current, signingSecretBinding(organizationId, name)), signingSecretBinding(organizationId, name, 'previous')),
-    }));
+    }), actor);
     if (!rotated) throw Errors.notFound();
     return { secret, previousExpiresAt: previousExpiresAt?.toISOString() ?? null };
   }
 
-  async remove(organizationId: number, name: string): Promise<void> {
-    if (!(await this.webhooks.delete(organizationId, name))) throw Errors.notFound();
+  async remove(organizationId: number, actor: Actor, name: string): Promise<void> {
+    if (!(await this.webhooks.delete(organizationId, name, actor))) throw Errors.notFound();
   }
 
   /** Legacy delete: clients retry deletes, so an absent webhook is not an error. */
-  async removeIfExists(organizationId: number, name: string): Promise<void> {
-    await this.webhooks.delete(organizationId, name);
+  async removeIfExists(organizationId: number, actor: Actor, name: string): Promise<void> {
+    await this.webhooks.delete(organizationId, name, actor);
   }
 
   private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {

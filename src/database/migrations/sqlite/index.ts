@@ -3,6 +3,7 @@ import { bindSealedSecrets } from '../shared/1795600000000-bind-sealed-secrets';
 import { InitialSchema1795342000000 } from './1795342000000-initial-schema';
 import { EventDelivery1795700000000 } from './1795700000000-event-delivery';
 import { PreviousSigningSecret1795800000000 } from './1795800000000-previous-signing-secret';
+import { AuditTrail1795900000000 } from './1795900000000-audit-trail';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
-export const sqliteMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets), EventDelivery1795700000000, PreviousSigningSecret1795800000000];
+export const sqliteMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets), EventDelivery1795700000000, PreviousSigningSecret1795800000000, AuditTrail1795900000000];

@@ -1,0 +1,29 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Authenticated, Caller } from '../auth/auth.decorators';
+import type { SessionCaller } from '../auth/auth-policy';
+import { logQueryOf, MAX_LOG_LIMIT } from '../delivery/delivery-log.service';
+import { ApiErrorResponses } from '../http/openapi-errors';
+import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
+import { AuditService } from './audit.service';
+import { AuditPageDto } from './dto/audit.dto';
+
+/** `GET {p}/audit` (docs/api.md 10.9): who changed the organization's webhooks, for owners and admins. */
+@ApiTags('audit')
+@Authenticated({ roles: ['owner', 'admin'] })
+@UseGuards(WebhookRateLimitGuard)
+@ApiErrorResponses({ 400: ['bad request'], 429: ['rate limited'] })
+@Controller('audit')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The organization's audit trail, newest first, a page at a time" })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: 50 } })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
+  @ApiOkResponse({ type: AuditPageDto })
+  list(@Caller() caller: SessionCaller, @Query() query: Record<string, unknown>) {
+    const { limit, cursor } = logQueryOf({ limit: query.limit, cursor: query.cursor });
+    return this.audit.page(caller.organizationId, { limit, cursor });
+  }
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PageCursors } from '../common/page-cursors';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { AuditController } from './audit.controller';
+import { AuditRepository } from './audit.repository';
+import { AuditService } from './audit.service';
+import { AuditEntryEntity } from './entities/audit-entry.entity';
+
+/**
+ * The audit trail (docs/api.md 10.9): AuditRepository.record writes an entry inside the
+ * transaction of the change it records (the webhook and delivery repositories call it);
+ * `GET {p}/audit` reads it.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([AuditEntryEntity]), RateLimitModule],
+  controllers: [AuditController],
+  providers: [AuditRepository, AuditService, PageCursors],
+  exports: [AuditRepository],
+})
+export class AuditModule {}

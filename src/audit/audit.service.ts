@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { PageCursors } from '../common/page-cursors';
+import { dateOf } from '../database/sql-dialect';
+import { AuditRepository } from './audit.repository';
+
+/** One entry as `GET {p}/audit` shows it (docs/api.md 10.9). */
+export interface AuditEntryView {
+  id: number;
+  at: string;
+  actor: { user: number; email: string | null };
+  action: string;
+  webhook: string;
+  fields: string[];
+}
+
+/** The audit trail of one organization, newest first, a page at a time. */
+@Injectable()
+export class AuditService {
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly cursors: PageCursors,
+  ) {}
+
+  async page(organizationId: number, { limit, cursor }: { limit: number; cursor: string | undefined }): Promise<{ data: AuditEntryView[]; next: string | null }> {
+    const scope = `audit:${organizationId}`;
+    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
+    const rows = await this.audit.page(organizationId, beforeId, limit + 1);
+    const data = rows.slice(0, limit).map(
+      (row): AuditEntryView => ({
+        id: Number(row.id),
+        at: dateOf(row.at).toISOString(),
+        actor: { user: Number(row.actorUserId), email: row.actorEmail },
+        action: row.action,
+        webhook: row.webhook,
+        fields: JSON.parse(row.fields) as string[],
+      }),
+    );
+    return { data, next: rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null };
+  }
+}

@@ -1,0 +1,37 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { OrganizationEntity } from '../../identity/entities/organization.entity';
+
+/**
+ * One change an organization's people made (docs/api.md 10.9), written in the transaction of
+ * the change. `fields` is a JSON array of member names (`url`, `transaction.created`, …): never
+ * a URL, a secret or a token.
+ */
+@Entity('audit_entries')
+@Index('ix_audit_entries_organization', ['organizationId', 'id'])
+@Index('ix_audit_entries_at', ['at'])
+export class AuditEntryEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'organization_id', type: 'int' })
+  organizationId: number;
+
+  @Column({ type: 'datetime', precision: 3 })
+  at: Date;
+
+  @Column({ name: 'actor_user_id', type: 'int' })
+  actorUserId: number;
+
+  @Column({ type: 'varchar', length: 32 })
+  action: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  webhook: string;
+
+  @Column({ type: 'varchar', length: 512 })
+  fields: string;
+
+  @ManyToOne(() => OrganizationEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'fk_audit_entries_organization' })
+  organization?: OrganizationEntity;
+}
