@@ -60,9 +60,14 @@ const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 export class DeliveryQueue {
   constructor(private readonly db: Database) {}
 
+  /**
+   * Claims up to `limit` due deliveries and reads what their attempts need, in one transaction:
+   * when the database goes away before the commit, nothing is claimed (only a commit whose
+   * answer is lost leaves claims behind, which their lease gives back).
+   */
   async claim(limit: number, now: Date, leaseMs: number): Promise<ClaimedDelivery[]> {
     const claimToken = randomBytes(12).toString('base64url');
-    const ids = await this.db.transaction(async (tx) => {
+    const rows = await this.db.transaction(async (tx) => {
       const due = await tx.select<{ id: number }>(
         `SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
           ORDER BY next_attempt_at LIMIT ${Math.max(1, Math.floor(limit))}${this.db.dialect.forUpdateSkipLocked}`,
@@ -75,18 +80,16 @@ export class DeliveryQueue {
         claimToken,
         ...ids,
       ]);
-      return ids;
+      return tx.select<Record<string, unknown>>(
+        `SELECT d.id AS id, d.attempts AS attempts, d.retry_from AS retryFrom, d.organization_id AS organizationId, e.id AS eventId,
+                e.type AS eventType, e.payload AS payload, w.name AS webhookName, w.secret AS secret, w.secret_key_id AS secretKeyId,
+                w.previous_secret AS previousSecret, w.previous_secret_key_id AS previousKeyId, w.previous_secret_expires_at AS previousExpiresAt,
+                w.url AS url, ${Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS ${column}`).join(', ')}
+           FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.id IN (${list(ids.length)})`,
+        ids,
+      );
     }, { readCommitted: true });
-    if (ids.length === 0) return [];
-    const rows = await this.db.select<Record<string, unknown>>(
-      `SELECT d.id AS id, d.attempts AS attempts, d.retry_from AS retryFrom, d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType,
-              e.payload AS payload, w.name AS webhookName, w.secret AS secret, w.secret_key_id AS secretKeyId,
-              w.previous_secret AS previousSecret, w.previous_secret_key_id AS previousKeyId, w.previous_secret_expires_at AS previousExpiresAt,
-              w.url AS url, ${Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS ${column}`).join(', ')}
-         FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.id IN (${list(ids.length)}) AND d.claim_token = ?`,
-      [...ids, claimToken],
-    );
     return rows.map((row) => toClaimed(row, claimToken, now.getTime()));
   }
 
