@@ -2,7 +2,7 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../auth/auth-policy';
-import { logQueryOf, MAX_LOG_LIMIT } from '../delivery/delivery-log.service';
+import { PAGE_LIMIT_SCHEMA, PageQuery } from '../common/page-query';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
 import { AuditService } from './audit.service';
@@ -19,11 +19,12 @@ export class AuditController {
 
   @Get()
   @ApiOperation({ summary: "The organization's audit trail, newest first, a page at a time" })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: 50 } })
+  @ApiQuery({ name: 'limit', required: false, schema: PAGE_LIMIT_SCHEMA })
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
   @ApiOkResponse({ type: AuditPageDto })
   list(@Caller() caller: SessionCaller, @Query() query: Record<string, unknown>) {
-    const { limit, cursor } = logQueryOf({ limit: query.limit, cursor: query.cursor });
-    return this.audit.page(caller.organizationId, { limit, cursor });
+    const page = new PageQuery(query);
+    page.done();
+    return this.audit.page(caller.organizationId, page);
   }
 }

@@ -6,7 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { DomainError } from '../common/domain-error';
 import { rejectionOf } from '../common/testing/domain-errors';
 import { AuthGuard } from './auth.guard';
-import { AUTH_POLICY, AuthPolicy, SessionCaller, WalletCaller } from './auth-policy';
+import { AUTH_POLICY, AuthPolicy, PlatformCaller, SessionCaller, WalletCaller } from './auth-policy';
 import type { Authenticator } from './authenticator';
 import { ClientLimits } from '../rate-limit/client-limits';
 import { MemoryThrottlerStorage } from '../rate-limit/memory-throttler.storage';
@@ -14,6 +14,7 @@ import { MemoryThrottlerStorage } from '../rate-limit/memory-throttler.storage';
 const ALLOWED_ORIGIN = 'https://console.example.com';
 const SESSION_CALLER: SessionCaller = { kind: 'session', sessionKey: 'k', userId: 5, organizationId: 7, role: 'owner' };
 const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', tokenKey: 'w', userId: 9 };
+const PLATFORM_CALLER: PlatformCaller = { kind: 'platform', tokenKey: 'p', keyId: 3 };
 const LIMITS = { keyPrefix: 'test', windowMs: 60_000, authFailuresPerAddress: 3, perWalletToken: 2, perPlatformKey: 2 };
 const ADDRESS = '203.0.113.5';
 
@@ -29,6 +30,7 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
   const authenticator = {
     session: vi.fn(async () => SESSION_CALLER),
     walletExtension: vi.fn(async () => WALLET_CALLER),
+    platform: vi.fn(async () => PLATFORM_CALLER),
   };
   const config = { allowedOrigins: [ALLOWED_ORIGIN], rateLimits: LIMITS } as unknown as AppConfig;
   const limits = new ClientLimits(new MemoryThrottlerStorage(), config);
@@ -180,6 +182,28 @@ describe('AuthGuard', () => {
       for (let i = 0; i < LIMITS.perWalletToken; i++) await expect(setup.activate('GET').result).resolves.toBe(true);
       expect(await rejectionOf(setup.activate('GET').result)).toEqual({ ...RATE_LIMITED, retryAfter: 60 });
       expect(setup.authenticator.walletExtension).toHaveBeenCalledTimes(LIMITS.perWalletToken + 1);
+    });
+
+    it('authenticates a platform route with the platform key check only', async () => {
+      const setup = setUp({ kind: 'platform' });
+      const { req, result } = setup.activate('POST', { authorization: 'Bearer k' });
+      await expect(result).resolves.toBe(true);
+      expect(req.caller).toBe(PLATFORM_CALLER);
+      expect([setup.authenticator.session, setup.authenticator.walletExtension].map((fn) => fn.mock.calls.length)).toEqual([0, 0]);
+    });
+
+    it('answers a platform key used past its limit 429 rate limited, after authenticating it', async () => {
+      const setup = setUp({ kind: 'platform' });
+      for (let i = 0; i < LIMITS.perPlatformKey; i++) await expect(setup.activate('POST').result).resolves.toBe(true);
+      expect(await rejectionOf(setup.activate('POST').result)).toEqual({ ...RATE_LIMITED, retryAfter: 60 });
+    });
+
+    it('counts failed platform-key authentications against the address', async () => {
+      const setup = setUp({ kind: 'platform' });
+      setup.authenticator.platform.mockRejectedValue(UNAUTHORIZED);
+      const outcomes = [];
+      for (let i = 0; i <= LIMITS.authFailuresPerAddress; i++) outcomes.push((await rejectionOf(setup.activate('POST').result)).status);
+      expect(outcomes).toEqual([401, 401, 401, 429]);
     });
 
     it('does not count session requests against any wallet token', async () => {

@@ -5,6 +5,7 @@ import { AppConfig, DeliveryConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { PINO } from '../logging/pino.provider';
 import { signingSecretBinding } from '../webhooks/webhook.model';
+import { eventPayloadBinding } from './delivery.model';
 import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from './delivery-queue';
 import { RetryPolicy } from './retry-policy';
 import { webhookSignature } from './webhook-signature';
@@ -108,7 +109,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     if (webhook.previous !== undefined && webhook.previous.expiresAt > at) {
       secrets.push(this.secrets.open(webhook.previous.secret, signingSecretBinding(organizationId, webhook.name, 'previous')));
     }
-    const body = this.secrets.open(delivery.payload, { table: 'events', organizationId, row: delivery.eventId });
+    const body = this.secrets.open(delivery.payload, eventPayloadBinding(organizationId, delivery.eventId));
     const outcome = await this.sender.send(webhook.url, {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

@@ -4,6 +4,7 @@ import { dateOf } from '../database/sql-dialect';
 import { DELIVERY_STATES, DeliveryState } from './delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
 import { PageCursors } from '../common/page-cursors';
+import { PageQuery } from '../common/page-query';
 
 /** One attempt as the log shows it (docs/api.md 10.7). */
 export interface AttemptView {
@@ -30,8 +31,6 @@ export interface LogQuery {
   cursor: string | undefined;
 }
 
-export const DEFAULT_LOG_LIMIT = 50;
-export const MAX_LOG_LIMIT = 100;
 
 const iso = (value: Date | string): string => dateOf(value).toISOString();
 const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
@@ -65,19 +64,11 @@ const attemptViewOf = (row: AttemptRow): AttemptView => ({
 
 /** `?limit=&cursor=&state=` of the log; anything else in them is 400 bad request. */
 export function logQueryOf(query: Record<string, unknown>): LogQuery {
-  const problems: string[] = [];
-  const single = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined || typeof value === 'string') return value;
-    problems.push(`${name}: must be given once`);
-    return undefined;
-  };
-  const [limit, state, cursor] = [single('limit'), single('state'), single('cursor')];
-  const n = limit === undefined ? DEFAULT_LOG_LIMIT : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
-  if (!(n >= 1 && n <= MAX_LOG_LIMIT)) problems.push(`limit: must be a whole number from 1 to ${MAX_LOG_LIMIT}`);
-  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) problems.push(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
-  if (problems.length > 0) throw Errors.badRequest(problems);
-  return { limit: n, state: (state as DeliveryState | undefined) ?? null, cursor };
+  const page = new PageQuery(query);
+  const state = page.one('state');
+  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) page.problems.push(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+  page.done();
+  return { limit: page.limit, state: (state as DeliveryState | undefined) ?? null, cursor: page.cursor };
 }
 
 /**

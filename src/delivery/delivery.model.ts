@@ -1,3 +1,4 @@
+import type { SecretBinding } from '../crypto/secret-box';
 import type { EventField } from '../webhooks/webhook.model';
 
 /** The event types the platform API sends (docs/api.md 10.1); the per-event URL fields of a webhook. */
@@ -30,3 +31,6 @@ export interface AttemptOutcome {
 
 /** Event ids as the API shows them: `evt_` and 128 random bits. */
 export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_-]{22}$/;
+
+/** An event's sealed body belongs to its row: the event id and its organization. */
+export const eventPayloadBinding = (organizationId: number, eventId: string): SecretBinding => ({ table: 'events', organizationId, row: eventId });

@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../audit/audit.model';
 import { Errors } from '../common/domain-error';
-import { SecretBox } from '../crypto/secret-box';
+import { SealedSecret, SecretBox } from '../crypto/secret-box';
 import { isForeignKeyViolation } from '../database/database-errors';
+import { eventPayloadBinding } from './delivery.model';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import type { IncomingEvent } from './event-body.pipe';
 import { EventsRepository, KeyedEvent } from './events.repository';
@@ -20,6 +21,10 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 export const TEST_EVENT = 'webhook.test';
 
 const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
+
+/** What an idempotency key compares: the event's type, organization and data. */
+const requestHashOf = (type: string, organizationId: number, data: unknown): string =>
+  createHash('sha256').update(JSON.stringify([type, organizationId, data])).digest('hex');
 
 /**
  * Events in (docs/api.md 10.1), for `POST {p}/events`, the CLI's `event send` and the events the
@@ -38,15 +43,12 @@ export class EventIngest {
   ) {}
 
   async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
-    const requestHash = createHash('sha256').update(JSON.stringify([event.type, event.organization, event.data])).digest('hex');
+    const requestHash = requestHashOf(event.type, event.organization, event.data);
     if (idempotencyKey !== undefined) {
       const earlier = await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
       if (earlier !== undefined && !(await this.expired(earlier))) return replay(earlier, requestHash);
     }
-    const id = newEventId();
-    const createdAt = new Date();
-    const body = JSON.stringify({ type: event.type, timestamp: createdAt.toISOString(), data: event.data });
-    const payload = this.secrets.seal(body, { table: 'events', organizationId: event.organization, row: id });
+    const { id, createdAt, payload } = this.newEvent(event.organization, event.type, event.data);
     const outcome = await this.events
       .insert({ id, organizationId: event.organization, type: event.type, idempotencyKey, requestHash, payload, createdAt })
       .catch((error: unknown) => {
@@ -69,14 +71,22 @@ export class EventIngest {
    * dispatcher and log as every event.
    */
   async test(organizationId: number, actor: Actor, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
-    const id = newEventId();
-    const createdAt = new Date();
-    const body = JSON.stringify({ type: TEST_EVENT, timestamp: createdAt.toISOString(), data: { webhook: name } });
-    const payload = this.secrets.seal(body, { table: 'events', organizationId, row: id });
-    const requestHash = createHash('sha256').update(body).digest('hex');
-    const deliveryId = await this.events.insertForWebhook({ id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash, payload, createdAt }, webhookId, { organizationId, actorUserId: actor.userId, action: 'webhook.tested', webhook: name, fields: [] });
+    const { id, createdAt, payload } = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
+    const deliveryId = await this.events.insertForWebhook(
+      { id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash: requestHashOf(TEST_EVENT, organizationId, { webhook: name }), payload, createdAt },
+      webhookId,
+      { organizationId, actorUserId: actor.userId, action: 'webhook.tested', webhook: name, fields: [] },
+    );
     this.dispatcher.wake();
     return { id: deliveryId, event: { id, type: TEST_EVENT } };
+  }
+
+  /** A new event's id, its moment of acceptance, and the body every attempt sends, sealed (docs/api.md 10.3, 10.8). */
+  private newEvent(organizationId: number, type: string, data: unknown): { id: string; createdAt: Date; payload: SealedSecret } {
+    const id = newEventId();
+    const createdAt = new Date();
+    const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
+    return { id, createdAt, payload: this.secrets.seal(body, eventPayloadBinding(organizationId, id)) };
   }
 
   /** A key older than its window is freed for the new event. */

@@ -9,7 +9,8 @@ import { WebhookNamePipe } from '../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../webhooks/webhook.model';
 import { DELIVERY_STATES } from './delivery.model';
 import { DeliveryActionsService } from './delivery-actions.service';
-import { DeliveryLogService, logQueryOf, MAX_LOG_LIMIT } from './delivery-log.service';
+import { PAGE_LIMIT_SCHEMA } from '../common/page-query';
+import { DeliveryLogService, logQueryOf } from './delivery-log.service';
 import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
 
 /** A delivery id in a path: a positive integer, else no such delivery. */
@@ -38,7 +39,7 @@ export class WebhookDeliveriesController {
 
   @Get('deliveries')
   @ApiOperation({ summary: "The webhook's deliveries, newest first, a page at a time (next: an opaque cursor, or null)" })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: 50 } })
+  @ApiQuery({ name: 'limit', required: false, schema: PAGE_LIMIT_SCHEMA })
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
   @ApiQuery({ name: 'state', required: false, schema: { type: 'string', enum: [...DELIVERY_STATES] } })
   @ApiOkResponse({ type: DeliveryPageDto })
