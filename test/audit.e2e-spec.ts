@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EventIngest } from '../src/delivery/event-ingest.service';
+import { EventIngest } from '../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pageSql } from '../src/delivery/delivery-log.repository';
-import { EventIngest } from '../src/delivery/event-ingest.service';
+import { pageSql } from '../src/delivery/log/delivery-log.repository';
+import { EventIngest } from '../src/delivery/events/event-ingest.service';
 import { describeOnMariadb } from './support/databases';
 import { TestApp } from './support/test-app';
 

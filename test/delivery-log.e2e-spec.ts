@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventIngest } from '../src/delivery/event-ingest.service';
+import { EventIngest } from '../src/delivery/events/event-ingest.service';
 import { ConnectProxy, startConnectProxy } from './support/connect-proxy';
 import { DatabaseKind, describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DeliveryQueue } from '../src/delivery/delivery-queue';
-import { EventIngest } from '../src/delivery/event-ingest.service';
+import { DeliveryQueue } from '../src/delivery/dispatch/delivery-queue';
+import { EventIngest } from '../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
 import { TestApp } from './support/test-app';
 

@@ -4,7 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardsService } from '../src/cards/cards.service';
-import { RetentionPruner } from '../src/delivery/retention-pruner';
+import { EventRetention } from '../src/delivery/events/event-retention';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
 import { ConnectProxy, startConnectProxy } from './support/connect-proxy';
 import { rawExchange } from './support/raw-http';
@@ -289,7 +289,7 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       const recent = await sendEvent({ type: 'user.updated', organization: organizationId, data: {} });
       await settled(old.body.id);
       await t.dataSource.query("UPDATE events SET created_at = '2000-01-01 00:00:00.000' WHERE id = ?", [old.body.id]);
-      expect((await t.app.get(RetentionPruner).prune(new Date())).events).toBeGreaterThanOrEqual(1);
+      expect(await t.app.get(EventRetention).prune(new Date())).toBeGreaterThanOrEqual(1);
       expect(await t.dataSource.query('SELECT id FROM events WHERE id IN (?, ?)', [old.body.id, recent.body.id])).toEqual([{ id: recent.body.id }]);
       expect(await deliveriesOf(old.body.id)).toEqual([]);
     });

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PageCursors } from '../common/page-cursors';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuditController } from './audit.controller';
+import { AuditRetention } from './audit-retention';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
@@ -15,7 +16,7 @@ import { AuditEntryEntity } from './entities/audit-entry.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntryEntity]), RateLimitModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, PageCursors],
+  providers: [AuditRepository, AuditService, AuditRetention, PageCursors],
   exports: [AuditRepository],
 })
 export class AuditModule {}

@@ -5,8 +5,8 @@ import { rejectionOf } from '../common/testing/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
-import type { EventIngest } from '../delivery/event-ingest.service';
-import type { IncomingEvent } from '../delivery/event-body.pipe';
+import type { EventIngest } from '../delivery/events/event-ingest.service';
+import type { IncomingEvent } from '../delivery/events/event-body.pipe';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 
 const USER = 7;

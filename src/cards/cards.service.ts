@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
-import { EventIngest } from '../delivery/event-ingest.service';
+import { EventIngest } from '../delivery/events/event-ingest.service';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';

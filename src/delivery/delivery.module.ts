@@ -6,20 +6,20 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
-import { DeliveryDispatcher } from './delivery-dispatcher';
-import { DeliveryActionsService } from './delivery-actions.service';
-import { DeliveryLogRepository } from './delivery-log.repository';
-import { DeliveryLogService } from './delivery-log.service';
-import { DeliveryQueue } from './delivery-queue';
+import { DeliveryDispatcher } from './dispatch/delivery-dispatcher';
+import { DeliveryActionsService } from './log/delivery-actions.service';
+import { DeliveryLogRepository } from './log/delivery-log.repository';
+import { DeliveryLogService } from './log/delivery-log.service';
+import { DeliveryQueue } from './dispatch/delivery-queue';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { EventEntity } from './entities/event.entity';
-import { EventIngest } from './event-ingest.service';
-import { EventsController } from './events.controller';
-import { EventsRepository } from './events.repository';
-import { RetentionPruner } from './retention-pruner';
-import { WebhookDeliveriesController } from './webhook-deliveries.controller';
-import { WebhookSender } from './webhook-sender';
+import { EventIngest } from './events/event-ingest.service';
+import { EventsController } from './events/events.controller';
+import { EventsRepository } from './events/events.repository';
+import { EventRetention } from './events/event-retention';
+import { WebhookDeliveriesController } from './log/webhook-deliveries.controller';
+import { WebhookSender } from './dispatch/webhook-sender';
 
 /**
  * Event delivery (docs/api.md 10): ingest (controller, EventIngest, EventsRepository), the queue
@@ -41,7 +41,7 @@ import { WebhookSender } from './webhook-sender';
     DeliveryQueue,
     DeliveryDispatcher,
     WebhookSender,
-    RetentionPruner,
+    EventRetention,
     DeliveryLogService,
     DeliveryActionsService,
     DeliveryLogRepository,

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { Errors } from '../common/domain-error';
-import { DeliveryQueue } from '../delivery/delivery-queue';
+import { DeliveryQueue } from '../delivery/dispatch/delivery-queue';
 import { ApiErrorResponses } from '../http/openapi-errors';
 
 const PING_TIMEOUT_MS = 1500;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
-import { EventBodyPipe, idempotencyKeyOf } from '../../delivery/event-body.pipe';
-import { EventIngest } from '../../delivery/event-ingest.service';
+import { EventBodyPipe, idempotencyKeyOf } from '../../delivery/events/event-body.pipe';
+import { EventIngest } from '../../delivery/events/event-ingest.service';
 import { parseId, parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';

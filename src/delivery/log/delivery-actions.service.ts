@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../audit/audit.model';
-import { Errors } from '../common/domain-error';
-import { DeliveryDispatcher } from './delivery-dispatcher';
+import type { Actor } from '../../audit/audit.model';
+import { Errors } from '../../common/domain-error';
+import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher';
 import { DeliveryLogRepository } from './delivery-log.repository';
-import { EventIngest } from './event-ingest.service';
+import { EventIngest } from '../events/event-ingest.service';
 
 /**
  * What the admin console can do with deliveries (docs/api.md 10.7): send one again, and send a

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
-import { AppConfig, DeliveryConfig } from '../config/app-config';
-import { AddressPolicy } from '../url-safety/public-address';
-import { UrlResolution } from '../url-safety/url-resolution';
-import { checkUrl } from '../url-safety/url-rules';
-import type { AttemptError, AttemptOutcome } from './delivery.model';
+import { AppConfig, DeliveryConfig } from '../../config/app-config';
+import { AddressPolicy } from '../../url-safety/public-address';
+import { UrlResolution } from '../../url-safety/url-resolution';
+import { checkUrl } from '../../url-safety/url-rules';
+import type { AttemptError, AttemptOutcome } from '../delivery.model';
 
 /** The receiver's answer body is read at most this far, then dropped (docs/api.md 10.5). */
 export const MAX_ANSWER_BYTES = 1024;

@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { Errors } from '../common/domain-error';
-import { EVENT_FIELDS } from '../webhooks/webhook.model';
-import type { EventType } from './delivery.model';
+import { Errors } from '../../common/domain-error';
+import { EVENT_FIELDS } from '../../webhooks/webhook.model';
+import type { EventType } from '../delivery.model';
 
 /** An event as the platform API hands it in (docs/api.md 10.1), validated. */
 export interface IncomingEvent {

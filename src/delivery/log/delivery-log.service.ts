@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/domain-error';
-import { dateOf } from '../database/sql-dialect';
-import { DELIVERY_STATES, DeliveryState } from './delivery.model';
+import { Errors } from '../../common/domain-error';
+import { dateOf } from '../../database/sql-dialect';
+import { DELIVERY_STATES, DeliveryState } from '../delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
-import { PageCursors } from '../common/page-cursors';
-import { PageQuery } from '../common/page-query';
+import { PageCursors } from '../../common/page-cursors';
+import { PageQuery } from '../../common/page-query';
 
 /** One attempt as the log shows it (docs/api.md 10.7). */
 export interface AttemptView {

@@ -1,11 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { version } from '../../package.json';
-import { AppConfig, DeliveryConfig } from '../config/app-config';
-import { SecretBox } from '../crypto/secret-box';
-import { PINO } from '../logging/pino.provider';
-import { signingSecretBinding } from '../webhooks/webhook.model';
-import { eventPayloadBinding } from './delivery.model';
+import { version } from '../../../package.json';
+import { AppConfig, DeliveryConfig } from '../../config/app-config';
+import { SecretBox } from '../../crypto/secret-box';
+import { PINO } from '../../logging/pino.provider';
+import { signingSecretBinding } from '../../webhooks/webhook.model';
+import { eventPayloadBinding } from '../delivery.model';
 import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from './delivery-queue';
 import { RetryPolicy } from './retry-policy';
 import { webhookSignature } from './webhook-signature';

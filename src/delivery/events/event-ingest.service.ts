@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../audit/audit.model';
-import { Errors } from '../common/domain-error';
-import { SealedSecret, SecretBox } from '../crypto/secret-box';
-import { isForeignKeyViolation } from '../database/database-errors';
-import { eventPayloadBinding } from './delivery.model';
-import { DeliveryDispatcher } from './delivery-dispatcher';
+import type { Actor } from '../../audit/audit.model';
+import { Errors } from '../../common/domain-error';
+import { SealedSecret, SecretBox } from '../../crypto/secret-box';
+import { isForeignKeyViolation } from '../../database/database-errors';
+import { eventPayloadBinding } from '../delivery.model';
+import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher';
 import type { IncomingEvent } from './event-body.pipe';
 import { EventsRepository, KeyedEvent } from './events.repository';
 

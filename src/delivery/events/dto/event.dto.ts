@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EVENT_FIELDS } from '../../webhooks/webhook.model';
+import { EVENT_FIELDS } from '../../../webhooks/webhook.model';
 
 /** OpenAPI only: the body EventBodyPipe checks (docs/api.md 10.1). */
 export class EventBodyDto {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditChange } from '../audit/audit.model';
-import { AuditRepository } from '../audit/audit.repository';
-import type { SealedSecret } from '../crypto/secret-box';
-import { Database } from '../database/database';
-import { isUniqueViolation } from '../database/database-errors';
-import { dateOf, sqlTimestamp } from '../database/sql-dialect';
+import type { AuditChange } from '../../audit/audit.model';
+import { AuditRepository } from '../../audit/audit.repository';
+import type { SealedSecret } from '../../crypto/secret-box';
+import { Database } from '../../database/database';
+import { isUniqueViolation } from '../../database/database-errors';
+import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { sealedToJson } from './sealed-json';
 
 // The Database executor: ingest is a measured hot path (W6): two statements in one transaction.

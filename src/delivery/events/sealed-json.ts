@@ -1,4 +1,4 @@
-import type { SealedSecret } from '../crypto/secret-box';
+import type { SealedSecret } from '../../crypto/secret-box';
 
 /**
  * A sealed value in a JSON column (events.payload): `{"k": key id, "c": ciphertext}`. mysql2

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PlatformApi } from '../auth/auth.decorators';
-import { ApiErrorResponses } from '../http/openapi-errors';
+import { PlatformApi } from '../../auth/auth.decorators';
+import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
 import { EventBodyPipe, idempotencyKeyOf, IncomingEvent } from './event-body.pipe';
 import { AcceptedEvent, EventIngest } from './event-ingest.service';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../audit/audit.model';
-import { AuditRepository } from '../audit/audit.repository';
-import { Database } from '../database/database';
-import { sqlTimestamp } from '../database/sql-dialect';
-import type { DeliveryState } from './delivery.model';
+import type { Actor } from '../../audit/audit.model';
+import { AuditRepository } from '../../audit/audit.repository';
+import { Database } from '../../database/database';
+import { sqlTimestamp } from '../../database/sql-dialect';
+import type { DeliveryState } from '../delivery.model';
 
 // The Database executor: a page of the log is one indexed range scan (ix_deliveries_webhook, or
 // ix_deliveries_webhook_state with a state filter) in id order; test/delivery-log-plan.e2e-spec.ts

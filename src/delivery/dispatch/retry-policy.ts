@@ -1,4 +1,4 @@
-import type { AttemptOutcome, DeliveryState } from './delivery.model';
+import type { AttemptOutcome, DeliveryState } from '../delivery.model';
 
 /** At most this long a Retry-After may push the next attempt (docs/api.md 10.5). */
 export const MAX_RETRY_AFTER_SECONDS = 24 * 3600;

@@ -1,15 +1,15 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Authenticated, Caller } from '../auth/auth.decorators';
-import type { SessionCaller } from '../auth/auth-policy';
-import { Errors } from '../common/domain-error';
-import { ApiErrorResponses } from '../http/openapi-errors';
-import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
-import { WebhookNamePipe } from '../webhooks/webhook-validation.pipes';
-import { WEBHOOK_NAME_PATTERN } from '../webhooks/webhook.model';
-import { DELIVERY_STATES } from './delivery.model';
+import { Authenticated, Caller } from '../../auth/auth.decorators';
+import type { SessionCaller } from '../../auth/auth-policy';
+import { Errors } from '../../common/domain-error';
+import { ApiErrorResponses } from '../../http/openapi-errors';
+import { WebhookRateLimitGuard } from '../../rate-limit/webhook-rate-limit.guard';
+import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
+import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
+import { DELIVERY_STATES } from '../delivery.model';
 import { DeliveryActionsService } from './delivery-actions.service';
-import { PAGE_LIMIT_SCHEMA } from '../common/page-query';
+import { PAGE_LIMIT_SCHEMA } from '../../common/page-query';
 import { DeliveryLogService, logQueryOf } from './delivery-log.service';
 import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
 

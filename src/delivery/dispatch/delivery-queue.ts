@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { SealedSecret } from '../crypto/secret-box';
-import { Database } from '../database/database';
-import { dateOf, sqlTimestamp } from '../database/sql-dialect';
-import { EVENT_URL_COLUMNS } from '../webhooks/entities/webhook.entity';
-import type { DeliveryState } from './delivery.model';
-import { sealedFromJson } from './sealed-json';
+import type { SealedSecret } from '../../crypto/secret-box';
+import { Database } from '../../database/database';
+import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { EVENT_URL_COLUMNS } from '../../webhooks/entities/webhook.entity';
+import type { DeliveryState } from '../delivery.model';
+import { sealedFromJson } from '../events/sealed-json';
 
 // The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give.
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATES } from '../delivery.model';
+import { DELIVERY_STATES } from '../../delivery.model';
 
 // OpenAPI only: the shapes of docs/api.md 10.7 (DeliveryLogService builds them).
 
