@@ -1,10 +1,20 @@
-/** The actions the audit trail records (docs/api.md 10.9). */
-export type AuditAction = 'webhook.created' | 'webhook.updated' | 'webhook.deleted' | 'webhook.secret_rotated' | 'delivery.retried' | 'webhook.tested';
+/** The actions the audit trail records (docs/api.md 10.9, 10.10). */
+export const AUDIT_ACTIONS = [
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'delivery.retried',
+  'webhook.tested',
+  'webhook.disabled',
+  'webhook.enabled',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** One change to record: who, what, on which webhook, which members (names only, never values). */
+/** One change to record: who (null: the service itself), what, on which webhook, which members (names only, never values). */
 export interface AuditChange {
   readonly organizationId: number;
-  readonly actorUserId: number;
+  readonly actorUserId: number | null;
   readonly action: AuditAction;
   readonly webhook: string;
   readonly fields: readonly string[];

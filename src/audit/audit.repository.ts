@@ -8,7 +8,7 @@ import type { AuditChange } from './audit.model';
 export interface AuditRow {
   id: number;
   at: Date | string;
-  actorUserId: number;
+  actorUserId: number | null;
   actorEmail: string | null;
   action: string;
   webhook: string;

@@ -7,7 +7,8 @@ import { AuditRepository } from './audit.repository';
 export interface AuditEntryView {
   id: number;
   at: string;
-  actor: { user: number; email: string | null };
+  /** Null for what the service did itself (it disabled a webhook). */
+  actor: { user: number; email: string | null } | null;
   action: string;
   webhook: string;
   fields: string[];
@@ -29,7 +30,7 @@ export class AuditService {
       (row): AuditEntryView => ({
         id: Number(row.id),
         at: dateOf(row.at).toISOString(),
-        actor: { user: Number(row.actorUserId), email: row.actorEmail },
+        actor: row.actorUserId === null ? null : { user: Number(row.actorUserId), email: row.actorEmail },
         action: row.action,
         webhook: row.webhook,
         fields: JSON.parse(row.fields) as string[],

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SealedSecret } from '../crypto/secret-box';
-import { Database } from '../database/database';
+import { Database, SqlExecutor } from '../database/database';
 import { CardStatus } from './entities/card.entity';
 
 // The Database executor: provisioning is a measured hot path (prepared statement, only the needed columns).
@@ -67,10 +67,10 @@ export class CardsRepository {
     });
   }
 
-  /** The card's organization, or undefined when there is no such card. */
-  async setStatus(id: number, status: CardStatus): Promise<number | undefined> {
-    if ((await this.db.execute('UPDATE cards SET status = ? WHERE id = ?', [status, id])) === 0) return undefined;
-    const [card] = await this.db.select<{ organizationId: number }>('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [id]);
-    return card?.organizationId;
+  /** In the caller's transaction (its event is written in the same one): the card's organization, or undefined when there is no such card. */
+  async setStatus(tx: SqlExecutor, id: number, status: CardStatus): Promise<number | undefined> {
+    if ((await tx.execute('UPDATE cards SET status = ? WHERE id = ?', [status, id])) === 0) return undefined;
+    const [card] = await tx.select<{ organizationId: number }>('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [id]);
+    return card === undefined ? undefined : Number(card.organizationId);
   }
 }

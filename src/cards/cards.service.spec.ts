@@ -5,8 +5,8 @@ import { rejectionOf } from '../common/testing/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
-import type { EventIngest } from '../delivery/events/event-ingest.service';
-import type { IncomingEvent } from '../delivery/events/event-body.pipe';
+import type { SqlExecutor } from '../database/database';
+import type { EmittedEvent, EventIngest } from '../delivery/events/event-ingest.service';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 
 const USER = 7;
@@ -44,7 +44,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     createIssuer: vi.fn(async (_name: string) => 5),
     issuerExists: vi.fn(async (id: number) => knownIssuers.includes(id)),
     createCard: vi.fn(async (_card: NewCard) => 99),
-    setStatus: vi.fn(async (id: number) => (knownCards.includes(id) ? ORG : undefined)),
+    setStatus: vi.fn(async (_tx: SqlExecutor, id: number) => (knownCards.includes(id) ? ORG : undefined)),
   };
   const identity = {
     requireUser: vi.fn(async (id: number) => {
@@ -61,7 +61,17 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     }),
   };
   const issuer = new FakeIssuer();
-  const events = { accept: vi.fn(async (_event: IncomingEvent) => ({ id: 'evt_x', deliveries: 0 })) };
+  /** Runs the change in a transaction of its own and keeps the event it emits. */
+  const TX = {} as SqlExecutor;
+  const emitted: EmittedEvent[] = [];
+  const events = {
+    emitWith: vi.fn(async (change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>) => {
+      const event = await change(TX);
+      if (event === undefined) return undefined;
+      emitted.push(event);
+      return { id: 'evt_x', deliveries: 0 };
+    }),
+  };
   const service = new CardsService(
     repository as unknown as CardsRepository,
     issuer,
@@ -69,7 +79,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     identity as unknown as IdentityService,
     events as unknown as EventIngest,
   );
-  return { service, repository, identity, secrets, issuer, events };
+  return { service, repository, identity, secrets, issuer, emitted, TX };
 }
 
 describe('CardsService.provisioningFor (docs/api.md 6)', () => {
@@ -178,21 +188,21 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
 });
 
 describe('CardsService.setStatus (docs/api.md 8)', () => {
-  it('changes the status of a known card', async () => {
-    const { service, repository } = serviceWith({ knownCards: [42] });
+  it('changes the status of a known card in the transaction that writes its event (docs/api.md 10.12)', async () => {
+    const { service, repository, TX } = serviceWith({ knownCards: [42] });
     await service.setStatus(42, 'frozen');
-    expect(repository.setStatus.mock.calls).toEqual([[42, 'frozen']]);
+    expect(repository.setStatus.mock.calls).toEqual([[TX, 42, 'frozen']]);
   });
 
   it('refuses an unknown card, emitting nothing', async () => {
-    const { service, events } = serviceWith({ knownCards: [] });
+    const { service, emitted } = serviceWith({ knownCards: [] });
     expect((await rejectionOf(service.setStatus(42, 'frozen'))).body).toMatchObject({ code: 'not found' });
-    expect(events.accept).not.toHaveBeenCalled();
+    expect(emitted).toEqual([]);
   });
 
   it("emits card.updated with the card and its status to the card's organization (docs/api.md 10.8)", async () => {
-    const { service, events } = serviceWith({ knownCards: [42] });
+    const { service, emitted } = serviceWith({ knownCards: [42] });
     await service.setStatus(42, 'closed');
-    expect(events.accept.mock.calls).toEqual([[{ type: 'card.updated', organization: ORG, data: { card: 42, status: 'closed' } }]]);
+    expect(emitted).toEqual([{ type: 'card.updated', organization: ORG, data: { card: 42, status: 'closed' } }]);
   });
 });

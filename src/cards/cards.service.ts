@@ -63,10 +63,15 @@ export class CardsService {
     });
   }
 
-  /** Sets the status and emits `card.updated` to the card's organization (docs/api.md 10.8). */
+  /**
+   * Sets the status and emits `card.updated` to the card's organization (docs/api.md 10.8), in
+   * the same transaction: a process that dies leaves both or neither (10.12).
+   */
   async setStatus(cardId: number, status: CardStatus): Promise<void> {
-    const organization = await this.cards.setStatus(cardId, status);
-    if (organization === undefined) throw Errors.notFound(`no card ${cardId}`);
-    await this.events.accept({ type: 'card.updated', organization, data: { card: cardId, status } });
+    const emitted = await this.events.emitWith(async (tx) => {
+      const organization = await this.cards.setStatus(tx, cardId, status);
+      return organization === undefined ? undefined : { type: 'card.updated', organization, data: { card: cardId, status } };
+    });
+    if (emitted === undefined) throw Errors.notFound(`no card ${cardId}`);
   }
 }

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'idempotency conflict'
   | 'cancelled'
   | 'rate limited'
+  | 'queue full'
+  | 'disabled'
   | 'request timeout'
   | 'payload too large'
   | 'unsupported media type'
@@ -72,6 +74,10 @@ export const Errors = {
   payloadTooLarge: () => new DomainError(413, 'payload too large'),
   unsupportedMediaType: () => new DomainError(415, 'unsupported media type'),
   rateLimited: (retryAfterSeconds: number) => new DomainError(429, 'rate limited', undefined, retryAfterSeconds),
+  /** docs/api.md 10.10: the organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries. */
+  queueFull: (retryAfterSeconds: number) => new DomainError(429, 'queue full', undefined, retryAfterSeconds),
+  /** A disabled webhook takes no replay or test until it is enabled (docs/api.md 10.10). */
+  disabled: () => new DomainError(409, 'disabled', ['the webhook is disabled: POST …/enable first']),
   internal: () => new DomainError(500, 'internal error'),
   unavailable: () => new DomainError(503, 'unavailable', undefined, RETRY_AFTER_SECONDS),
   dnsUnavailable: () => new DomainError(503, 'dns unavailable', undefined, RETRY_AFTER_SECONDS),

@@ -29,6 +29,8 @@ export interface RateLimits {
   readonly authFailuresPerAddress: number;
   /** Card provisioning requests per wallet token and window. */
   readonly perWalletToken: number;
+  /** Test events, and replays, per webhook and window, each (docs/api.md 10.10). */
+  readonly actionsPerWebhook: number;
   /** Events sent per platform key and window. */
   readonly perPlatformKey: number;
   /**
@@ -55,6 +57,15 @@ export interface DeliveryConfig {
   readonly retentionDays: number;
   /** Audit entries are kept this long (docs/api.md 10.9). */
   readonly auditRetentionDays: number;
+  /** Attempts in flight to one webhook, in this instance (docs/api.md 10.10). */
+  readonly maxInFlightPerWebhook: number;
+  /** A webhook whose attempts have all failed this long (and at least 10 of them) is disabled; 0: after 10. */
+  readonly disableAfterDays: number;
+  /** Pending deliveries an organization may have before `POST /events` answers 429 queue full. */
+  readonly pendingPerOrgMax: number;
+  /** The circuit breaker: consecutive timeouts or connection failures that open it, and its first cool-down. */
+  readonly breakerThreshold: number;
+  readonly breakerCooldownMs: number;
 }
 
 export interface SecretKeys {
@@ -137,6 +148,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       perOrganization: e.RATE_LIMIT_PER_ORGANIZATION ?? 1200,
       authFailuresPerAddress: e.RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS ?? 1000,
       perWalletToken: e.RATE_LIMIT_PER_WALLET_TOKEN ?? 300,
+      actionsPerWebhook: e.RATE_LIMIT_ACTIONS_PER_WEBHOOK ?? 30,
       perPlatformKey: e.RATE_LIMIT_PER_PLATFORM_KEY ?? 300_000,
       trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES ?? ''),
       redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
@@ -150,6 +162,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
       retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
       auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 400,
+      maxInFlightPerWebhook: e.DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK ?? 4,
+      disableAfterDays: e.DELIVERY_DISABLE_AFTER_DAYS ?? 5,
+      pendingPerOrgMax: e.DELIVERY_PENDING_PER_ORG_MAX ?? 100_000,
+      breakerThreshold: e.DELIVERY_BREAKER_THRESHOLD ?? 5,
+      breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS ?? 30_000,
     },
     trustedCidrs: parseCidrs('TRUSTED_CIDRS', e.TRUSTED_CIDRS ?? ''),
     warnings,

@@ -110,6 +110,24 @@ export class Environment {
 
   @IsOptional() @IsString()
   TRUSTED_CIDRS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3650)
+  DELIVERY_DISABLE_AFTER_DAYS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000_000)
+  DELIVERY_PENDING_PER_ORG_MAX?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  DELIVERY_BREAKER_THRESHOLD?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  DELIVERY_BREAKER_COOLDOWN_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_ACTIONS_PER_WEBHOOK?: number;
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
@@ -120,6 +138,8 @@ const ENV_KEYS: readonly (keyof Environment)[] = [
   'RATE_LIMIT_PER_WALLET_TOKEN', 'RATE_LIMIT_PER_PLATFORM_KEY', 'TRUSTED_PROXIES', 'REDIS_URL',
   'DELIVERY_CONCURRENCY', 'DELIVERY_POLL_MS', 'DELIVERY_TIMEOUT_MS', 'DELIVERY_RETRY_SCHEDULE', 'DELIVERY_PROXY_URL',
   'DELIVERY_CA_FILE', 'DELIVERY_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'TRUSTED_CIDRS',
+  'DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK', 'DELIVERY_DISABLE_AFTER_DAYS', 'DELIVERY_PENDING_PER_ORG_MAX',
+  'DELIVERY_BREAKER_THRESHOLD', 'DELIVERY_BREAKER_COOLDOWN_MS', 'RATE_LIMIT_ACTIONS_PER_WEBHOOK',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */

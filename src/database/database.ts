@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { Pool } from 'mysql2';
+import { Injectable, Optional } from '@nestjs/common';
+import { createPool, type Pool } from 'mysql2';
 import { CannotExecuteNotConnectedError, DataSource, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { isDeadlock } from './database-errors';
@@ -47,12 +47,36 @@ export class Database implements SqlExecutor {
   constructor(
     private readonly dataSource: DataSource,
     config: AppConfig,
+    /** A pool of the caller's own (MySQL), its sessions at READ COMMITTED (withOwnPool); TypeORM's when Nest injects. */
+    @Optional() pool?: Pool,
   ) {
     this.dialect = config.database.type === 'sqlite' ? SQLITE_DIALECT : MYSQL_DIALECT;
     if (config.database.type === 'mysql') {
-      const pool = (dataSource.driver as unknown as { pool: Pool }).pool;
-      this.mysql = new MysqlConnections(pool, { acquireMs: config.database.connectTimeoutMs, queryMs: config.database.queryTimeoutMs });
+      this.mysql = new MysqlConnections(pool ?? (dataSource.driver as unknown as { pool: Pool }).pool, {
+        acquireMs: config.database.connectTimeoutMs,
+        queryMs: config.database.queryTimeoutMs,
+        readCommittedSessions: pool !== undefined,
+      });
     }
+  }
+
+  /**
+   * A Database on `size` connections of its own, for work that must not queue behind the
+   * requests in TypeORM's pool (the delivery dispatcher), every transaction at READ COMMITTED
+   * (set once per connection). SQLite has one connection, shared: `shared` itself. Closed by
+   * `closeOwnPool`.
+   */
+  static withOwnPool(shared: Database, dataSource: DataSource, config: AppConfig, size: number): Database {
+    if (config.database.type !== 'mysql') return shared;
+    const driver = dataSource.driver as unknown as { createConnectionOptions(options: unknown, credentials: unknown): object; options: object };
+    const pool = createPool({ ...driver.createConnectionOptions(driver.options, driver.options), connectionLimit: size });
+    pool.on('connection', (connection) => connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
+    return new Database(dataSource, config, pool);
+  }
+
+  /** Ends the pool `withOwnPool` made (nothing for the shared one). */
+  async closeOwnPool(): Promise<void> {
+    await this.mysql?.closeIfOwn((this.dataSource.driver as unknown as { pool?: Pool }).pool);
   }
 
   select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {

@@ -7,6 +7,8 @@ export interface MysqlDeadlines {
   readonly acquireMs: number;
   /** Longest wait for one statement's answer. */
   readonly queryMs: number;
+  /** Every connection of the pool was set to READ COMMITTED when it opened. */
+  readonly readCommittedSessions?: boolean;
 }
 
 /**
@@ -22,6 +24,12 @@ export class MysqlConnections {
     private readonly deadlines: MysqlDeadlines,
   ) {}
 
+  /** Ends the pool unless it is `shared` (TypeORM's, which TypeORM ends). */
+  closeIfOwn(shared: Pool | undefined): Promise<void> {
+    if (this.pool === shared) return Promise.resolve();
+    return new Promise((resolve) => this.pool.end(() => resolve()));
+  }
+
   /** One statement on a connection of its own. */
   run<T>(use: (statements: SqlExecutor) => Promise<T>): Promise<T> {
     return this.withConnection((connection) => use(new ConnectionStatements(connection, this.deadlines.queryMs)));
@@ -34,7 +42,7 @@ export class MysqlConnections {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, { readCommitted = false } = {}): Promise<T> {
     return this.withConnection(async (connection) => {
       const tx = new ConnectionStatements(connection, this.deadlines.queryMs);
-      if (readCommitted) await tx.command('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      if (readCommitted && !this.deadlines.readCommittedSessions) await tx.command('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await tx.command('START TRANSACTION');
       try {
         const result = await work(tx);

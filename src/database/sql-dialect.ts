@@ -12,6 +12,8 @@ export interface SqlDialect {
   readonly forShare: string;
   /** Appended to a SELECT that locks its rows and skips those another transaction holds (the queue's claim). */
   readonly forUpdateSkipLocked: string;
+  /** One statement that returns the rows of each SELECT (each may have its own ORDER BY, LIMIT and lock). */
+  unionAll(selects: readonly string[]): string;
   /** `INSERT INTO table (columns) VALUES (...)` that does nothing when `key` already exists. */
   insertUnlessExists(table: string, columns: readonly string[], key: string): string;
   /** `INSERT INTO table (columns) VALUES (...)` that sets `update` instead when `key` exists. */
@@ -32,6 +34,7 @@ export const MYSQL_DIALECT: SqlDialect = {
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   forShare: ' LOCK IN SHARE MODE',
+  unionAll: (selects) => selects.map((select) => `(${select})`).join(' UNION ALL '),
   // ON DUPLICATE KEY takes an exclusive lock on an existing row (INSERT IGNORE would take a
   // shared one, and two writers upgrading it to exclusive would deadlock).
   insertUnlessExists: (table, columns, key) =>
@@ -47,6 +50,8 @@ export const SQLITE_DIALECT: SqlDialect = {
   // One writer at a time, and one instance per file: nothing to skip.
   forUpdateSkipLocked: '',
   forShare: '',
+  // A compound SELECT takes ORDER BY and LIMIT only at its end: each part goes in a subquery.
+  unionAll: (selects) => selects.map((select) => `SELECT * FROM (${select})`).join(' UNION ALL '),
   insertUnlessExists: (table, columns, key) =>
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key}) DO NOTHING`,
   upsert: (table, columns, key, update) =>

@@ -4,11 +4,15 @@ import type { EventField } from '../webhooks/webhook.model';
 /** The event types the platform API sends (docs/api.md 10.1); the per-event URL fields of a webhook. */
 export type EventType = EventField;
 
+/** The events the service sends of its own (docs/api.md 10.7, 10.10), to a webhook's `url`; never accepted from `POST /events`. */
+export const TEST_EVENT = 'webhook.test';
+export const DISABLED_EVENT = 'webhook.disabled';
+
 /** docs/api.md 10.5. */
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** Why an attempt failed, as the delivery log names it (docs/api.md 10.7). */
+/** Why an attempt failed, as the delivery log names it (docs/api.md 10.7, 10.10). */
 export type AttemptError =
   | 'timeout'
   | 'dns unavailable'
@@ -16,6 +20,7 @@ export type AttemptError =
   | 'blocked address'
   | 'connection failed'
   | 'tls error'
+  | 'internal error'
   | `http ${number}`;
 
 /** What one attempt came to. */

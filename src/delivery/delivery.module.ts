@@ -1,52 +1,93 @@
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { PageCursors } from '../common/page-cursors';
+import { AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
-import { WebhookSourceEntity } from '../webhooks/entities/webhook-source.entity';
-import { WebhookEntity } from '../webhooks/entities/webhook.entity';
+import { WebhookRemovals } from '../webhooks/webhook-removals';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { DispatchSignal } from './dispatch-signal';
+import { AttemptRunner } from './dispatch/attempt-runner';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher';
-import { DeliveryActionsService } from './log/delivery-actions.service';
-import { DeliveryLogRepository } from './log/delivery-log.repository';
-import { DeliveryLogService } from './log/delivery-log.service';
 import { DeliveryQueue } from './dispatch/delivery-queue';
+import { DISPATCH_POOL_SIZE, DispatchDatabase } from './dispatch/dispatch-database';
+import { EndpointHealthRepository } from './dispatch/endpoint-health.repository';
+import { EndpointHealthService } from './dispatch/endpoint-health.service';
+import { WebhookSender } from './dispatch/webhook-sender';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { EventEntity } from './entities/event.entity';
+import { WebhookHealthEntity } from './entities/webhook-health.entity';
 import { EventIngest } from './events/event-ingest.service';
+import { EventRetention } from './events/event-retention';
 import { EventsController } from './events/events.controller';
 import { EventsRepository } from './events/events.repository';
-import { EventRetention } from './events/event-retention';
+import { PendingLimit } from './events/pending-limit';
+import { DeliveryActionsService } from './log/delivery-actions.service';
+import { DeliveryLogRepository } from './log/delivery-log.repository';
+import { DeliveryLogService } from './log/delivery-log.service';
+import { WebhookActionLimitGuard } from './log/webhook-action-limit.guard';
 import { WebhookDeliveriesController } from './log/webhook-deliveries.controller';
-import { WebhookSender } from './dispatch/webhook-sender';
 
 /**
- * Event delivery (docs/api.md 10): ingest (controller, EventIngest, EventsRepository), the queue
- * (DeliveryQueue: claims and leases), the dispatcher that works it, the sender that makes each
- * attempt, retention, and what the admin console reads and does (10.7: the log, replay, test).
+ * Event delivery (docs/api.md 10), in three parts: events in (events/: POST /events, ingest,
+ * backpressure, retention), the dispatcher that works the queue (dispatch/: scan and claims,
+ * fair slots, attempts, records, endpoint health), and what the admin console reads and does
+ * (log/: the log, replay, test, enable). It builds on the webhooks feature (their tables
+ * through WebhookSql, their enable/disable writes) and cancels a deleted webhook's deliveries
+ * in the deleting transaction (WebhookRemovals).
  */
 @Module({
   imports: [
-    // The webhook entities too: a delivery refers to its webhook (the CLI has no WebhooksModule).
-    TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookEntity, WebhookSourceEntity]),
+    TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookHealthEntity]),
+    WebhooksModule,
     UrlSafetyModule,
     RateLimitModule,
     AuditModule,
   ],
   controllers: [EventsController, WebhookDeliveriesController],
   providers: [
+    {
+      provide: DispatchDatabase,
+      inject: [Database, DataSource, AppConfig],
+      useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) => Database.withOwnPool(shared, dataSource, config, DISPATCH_POOL_SIZE),
+    },
+    DispatchSignal,
     EventIngest,
     EventsRepository,
+    PendingLimit,
+    EventRetention,
     DeliveryQueue,
     DeliveryDispatcher,
+    AttemptRunner,
     WebhookSender,
-    EventRetention,
+    EndpointHealthRepository,
+    EndpointHealthService,
     DeliveryLogService,
     DeliveryActionsService,
     DeliveryLogRepository,
+    WebhookActionLimitGuard,
     PageCursors,
   ],
   exports: [EventIngest, DeliveryQueue],
 })
-export class DeliveryModule {}
+export class DeliveryModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly removals: WebhookRemovals,
+    private readonly queue: DeliveryQueue,
+    private readonly dispatchDatabase: DispatchDatabase,
+  ) {}
+
+  /** docs/api.md 10.2: deleting a webhook cancels its deliveries that have not succeeded, in the deleting transaction. */
+  onModuleInit(): void {
+    this.removals.onRemove((tx, webhookId) => this.queue.cancelPendingOf(tx, webhookId));
+  }
+
+  /** After the dispatcher's last records (its beforeApplicationShutdown). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.dispatchDatabase.closeOwnPool();
+  }
+}

@@ -16,7 +16,8 @@ const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);
  *   past the limit, every request from the address answers 429 before any credential is looked
  *   up, until the window's block ends;
  * - requests per bearer token, after authentication: per wallet token (card provisioning) and
- *   per platform key (event ingest).
+ *   per platform key (event ingest);
+ * - and, beside the session and organization limits, test events and replays per webhook.
  */
 @Injectable()
 export class ClientLimits {
@@ -44,6 +45,14 @@ export class ClientLimits {
   async countBearerToken(kind: 'wallet-extension' | 'platform', tokenKey: string): Promise<void> {
     const limit = kind === 'platform' ? this.limits.perPlatformKey : this.limits.perWalletToken;
     await this.count(`${this.limits.keyPrefix}:${kind}:${tokenKey}`, limit);
+  }
+
+  /**
+   * Counts a test event or a replay of a webhook (docs/api.md 10.10): each has a limit per
+   * webhook of its own, so that no session fills the queue with them; past it, 429.
+   */
+  async countWebhookAction(organizationId: number, webhook: string, action: 'test' | 'retry'): Promise<void> {
+    await this.count(`${this.limits.keyPrefix}:webhook-${action}:${organizationId}:${webhook}`, this.limits.actionsPerWebhook);
   }
 
   private addressKey(address: string): string {

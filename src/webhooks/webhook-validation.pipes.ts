@@ -41,7 +41,7 @@ abstract class UrlCheckingPipe {
   constructor(@Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY) {}
 
   protected draftOf(dto: WebhookUrlsDto): WebhookDraft {
-    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)));
+    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)), dto.rateLimit);
   }
 
   /** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
@@ -88,7 +88,8 @@ export class DeleteWebhookBodyPipe implements PipeTransform<unknown, string> {
 @Injectable()
 export class WebhookPatchBodyPipe extends UrlCheckingPipe implements PipeTransform<unknown, WebhookPatch> {
   transform(body: unknown): WebhookPatch {
-    return patchOf(this.checkUrls(fieldsOfBody<string | null>(validateShape(WebhookPatchDto, body))));
+    const dto = validateShape(WebhookPatchDto, body);
+    return patchOf(this.checkUrls(fieldsOfBody<string | null>(dto)), dto.rateLimit);
   }
 }
 

@@ -17,18 +17,25 @@ import {
  * webhook (read back from a row) → answer (JSON).
  */
 
-/** A URL column of the `webhooks` table and its value (null: the event URL is not set). */
-export type UrlColumns = Readonly<Record<string, string | null>>;
+/** A column of the `webhooks` table a write sets, and its value (null: the event URL or the rate limit is not set). */
+export type WebhookColumns = Readonly<Record<string, string | number | null>>;
+
+/** A member of a webhook's JSON that the audit trail names when it changes. */
+export type WebhookField = UrlField | 'rateLimit';
 
 const columnOf = (field: UrlField): string => (field === 'url' ? 'url' : EVENT_URL_COLUMNS[field]);
 
 /** Every URL column, `url` first. */
 export const URL_COLUMNS: readonly string[] = ['url', ...EVENT_FIELDS.map(columnOf)];
+export const RATE_LIMIT_COLUMN = 'rate_limit';
 
-const FIELD_OF_COLUMN: Readonly<Record<string, UrlField>> = Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field]));
+const FIELD_OF_COLUMN: Readonly<Record<string, WebhookField>> = {
+  ...Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field])),
+  [RATE_LIMIT_COLUMN]: 'rateLimit',
+};
 
-/** The member names (`url`, `transaction.created`, …) of the columns that `changed` says changed: for the audit trail. */
-export const fieldsOfColumns = (columns: UrlColumns, changed: (column: string, value: string | null) => boolean): UrlField[] =>
+/** The member names (`url`, `transaction.created`, `rateLimit`, …) of the columns that `changed` says changed: for the audit trail. */
+export const fieldsOfColumns = (columns: WebhookColumns, changed: (column: string, value: string | number | null) => boolean): WebhookField[] =>
   Object.entries(columns)
     .filter(([column, value]) => changed(column, value))
     .map(([column]) => FIELD_OF_COLUMN[column]);
@@ -47,15 +54,15 @@ export function fieldsOfBody<T extends string | null>(body: { url?: string } & P
   return fields;
 }
 
-/** A create's fields, each URL checked: `url` is always among them. */
-export function draftOf(fields: readonly [UrlField, CheckedUrl][]): WebhookDraft {
+/** A create's fields, each URL checked (`url` is always among them), and its rate limit when given. */
+export function draftOf(fields: readonly [UrlField, CheckedUrl][], rateLimit?: number): WebhookDraft {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl>;
-  return { url, events };
+  return rateLimit === undefined ? { url, events } : { url, events, rateLimit };
 }
 
-export function patchOf(fields: readonly [UrlField, CheckedUrl | null][]): WebhookPatch {
+export function patchOf(fields: readonly [UrlField, CheckedUrl | null][], rateLimit?: number | null): WebhookPatch {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl | null>;
-  return url === undefined || url === null ? { events } : { url, events };
+  return { ...(url === undefined || url === null ? {} : { url }), events, ...(rateLimit === undefined ? {} : { rateLimit }) };
 }
 
 /** The URLs of a draft or patch that are set (a patch's clears need no resolving). */
@@ -64,35 +71,51 @@ export function urlsOf({ url, events }: WebhookDraft | WebhookPatch): [UrlField,
   return given.filter((entry): entry is [UrlField, CheckedUrl] => entry[1] !== null);
 }
 
-/** What a draft stores: the normalized hrefs. */
-export const storedOf = ({ url, events }: WebhookDraft): StoredWebhook => ({
+/** What a draft stores: the normalized hrefs, and the rate limit when given. */
+export const storedOf = ({ url, events, rateLimit }: WebhookDraft): StoredWebhook => ({
   url: url.href,
   events: Object.fromEntries(Object.entries(events).map(([field, checked]) => [field, checked!.href])),
+  ...(rateLimit === undefined ? {} : { rateLimit }),
 });
 
-/** Every URL column of a stored webhook (events not set are null): what an insert or a replace writes. */
-export const columnsOfStored = ({ url, events }: StoredWebhook): UrlColumns =>
-  Object.fromEntries([['url', url], ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null])]);
+/**
+ * Every URL column of a stored webhook (events not set are null), and the rate limit when it
+ * has one: what an insert writes, and what a legacy replace writes (keeping a rate limit it
+ * was not given).
+ */
+export const columnsOfStored = ({ url, events, rateLimit }: StoredWebhook): WebhookColumns =>
+  Object.fromEntries([
+    ['url', url],
+    ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null]),
+    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
+  ]);
 
 /** Only the columns a patch changes. */
-export const columnsOfPatch = ({ url, events }: WebhookPatch): UrlColumns =>
+export const columnsOfPatch = ({ url, events, rateLimit }: WebhookPatch): WebhookColumns =>
   Object.fromEntries([
     ...(url ? [['url', url.href]] : []),
     ...Object.entries(events).map(([field, checked]) => [columnOf(field as EventField), checked === null ? null : checked!.href]),
+    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
   ]);
 
-/** A row with the URL columns (and the name) back to a stored webhook. */
+/** A row with the URL columns, `rate_limit`, `disabled_at` (and the name) back to a stored webhook. */
 export function storedOfRow(row: Readonly<Record<string, unknown>>): StoredWebhook & { name: string } {
   const events: Partial<Record<EventField, string>> = {};
   for (const field of EVENT_FIELDS) {
     const value = row[columnOf(field)];
     if (typeof value === 'string') events[field] = value;
   }
-  return { name: row.name as string, url: row.url as string, events };
+  return {
+    name: row.name as string,
+    url: row.url as string,
+    events,
+    ...(row.rate_limit === null || row.rate_limit === undefined ? {} : { rateLimit: Number(row.rate_limit) }),
+    ...(row.disabled_at === null || row.disabled_at === undefined ? {} : { disabled: true as const }),
+  };
 }
 
-/** The JSON of a webhook: `url` and only the groups and events that are set. */
-export function toWebhookBody({ url, events }: StoredWebhook): WebhookBody {
+/** The JSON of a webhook: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
+export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhook): WebhookBody {
   const body: Record<string, unknown> = { url };
   for (const [group, members] of Object.entries(EVENT_GROUPS)) {
     const set: Record<string, string> = {};
@@ -102,6 +125,8 @@ export function toWebhookBody({ url, events }: StoredWebhook): WebhookBody {
     }
     if (Object.keys(set).length > 0) body[group] = set;
   }
+  if (rateLimit !== undefined) body.rateLimit = rateLimit;
+  if (disabled) body.disabled = true;
   return body as unknown as WebhookBody;
 }
 

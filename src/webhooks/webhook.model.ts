@@ -28,30 +28,40 @@ export interface CheckedUrl {
   readonly hostname?: string;
 }
 
-/** What a create (or legacy create-or-update) stores. */
+/** docs/api.md 10.10: a webhook's `rateLimit`, deliveries per second. */
+export const MIN_RATE_LIMIT = 1;
+export const MAX_RATE_LIMIT = 10_000;
+
+/** What a create (or legacy create-or-update) stores; a legacy update keeps the rate limit it does not give. */
 export interface WebhookDraft {
   readonly url: CheckedUrl;
   readonly events: Partial<Record<EventField, CheckedUrl>>;
+  readonly rateLimit?: number;
 }
 
 /** A JSON Merge Patch flattened to fields: absent keeps, null clears. */
 export interface WebhookPatch {
   readonly url?: CheckedUrl;
   readonly events: Partial<Record<EventField, CheckedUrl | null>>;
+  readonly rateLimit?: number | null;
 }
 
-/** A stored webhook's URLs (hrefs); unset events are absent. */
+/** A stored webhook: its URLs (hrefs; unset events are absent), its rate limit when set, and whether it is disabled. */
 export interface StoredWebhook {
   readonly url: string;
   readonly events: Partial<Record<EventField, string>>;
+  readonly rateLimit?: number;
+  readonly disabled?: true;
 }
 
-/** The JSON of a webhook: `url` and only the groups and events that are set. */
+/** The JSON of a webhook: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
 export interface WebhookBody {
   url: string;
   transaction?: { created?: string; updated?: string; completed?: string };
   card?: { updated?: string };
   user?: { updated?: string };
+  rateLimit?: number;
+  disabled?: true;
 }
 
 /**

@@ -4,20 +4,33 @@ import { AuditRepository } from '../audit/audit.repository';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database, SqlExecutor, SqlValue } from '../database/database';
 import { sqlTimestamp } from '../database/sql-dialect';
-import { fieldsOfColumns, storedOfRow, URL_COLUMNS, UrlColumns } from './webhook.mapper';
+import { fieldsOfColumns, RATE_LIMIT_COLUMN, storedOfRow, URL_COLUMNS, WebhookColumns } from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
+import { WebhookRemovals } from './webhook-removals';
 
 // The Database executor: every write locks the organization's source row first (and records its
 // audit entry in the same transaction), and the reads are a measured hot path.
 
-const SELECT_WEBHOOK = `SELECT w.name, ${URL_COLUMNS.map((c) => `w.${c}`).join(', ')}
+const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, 'disabled_at'];
+
+const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
  WHERE ws.organization_id = ?`;
 
 export type InsertOutcome = 'created' | 'name conflict' | 'limit reached';
 
+/** A webhook as the delivery feature addresses it: its id, and whether it is disabled. */
+export interface WebhookIdentity {
+  readonly id: number;
+  readonly disabled: boolean;
+}
+
 /** The members a new webhook sets: for its audit entry. */
-const setFields = (urls: UrlColumns) => fieldsOfColumns(urls, (_column, value) => value !== null && value !== undefined);
+const setFields = (columns: WebhookColumns) => fieldsOfColumns(columns, (_column, value) => value !== null && value !== undefined);
+
+/** The members whose value `columns` changes from the stored row's: for an update's audit entry. */
+const changedFields = (stored: Readonly<Record<string, unknown>>, columns: WebhookColumns) =>
+  fieldsOfColumns(columns, (column, value) => (stored[column] ?? null) !== (value ?? null));
 
 /**
  * Webhooks and their organization's source row, always addressed by organization first.
@@ -32,6 +45,7 @@ export class WebhooksRepository {
   constructor(
     private readonly db: Database,
     private readonly audit: AuditRepository,
+    private readonly removals: WebhookRemovals,
   ) {}
 
   async listByOrganization(organizationId: number): Promise<(StoredWebhook & { name: string })[]> {
@@ -42,6 +56,15 @@ export class WebhooksRepository {
   async findByName(organizationId: number, name: string, tx: SqlExecutor = this.db): Promise<StoredWebhook | undefined> {
     const [row] = await tx.select(`${SELECT_WEBHOOK} AND w.name = ?`, [organizationId, name]);
     return row && storedOfRow(row);
+  }
+
+  async findIdentity(organizationId: number, name: string): Promise<WebhookIdentity | undefined> {
+    const [row] = await this.db.select<{ id: number; disabledAt: unknown }>(
+      `SELECT w.id AS id, w.disabled_at AS disabledAt FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
+        WHERE ws.organization_id = ? AND w.name = ?`,
+      [organizationId, name],
+    );
+    return row && { id: Number(row.id), disabled: row.disabledAt !== null };
   }
 
   /**
@@ -58,58 +81,69 @@ export class WebhooksRepository {
     return { taken: Number(row.taken) > 0, count: Number(row.total) };
   }
 
-  insert(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number, actor: Actor): Promise<InsertOutcome> {
+  insert(organizationId: number, name: string, columns: WebhookColumns, secret: SealedSecret, max: number, actor: Actor): Promise<InsertOutcome> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
       const { taken, count } = await this.countWithName(organizationId, name, tx);
       if (taken) return 'name conflict';
       if (count >= max) return 'limit reached';
-      await this.insertRow(tx, sourceId, name, urls, secret);
-      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.created', webhook: name, fields: setFields(urls) });
+      await this.insertRow(tx, sourceId, name, columns, secret);
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.created', webhook: name, fields: setFields(columns) });
       return 'created';
     });
   }
 
   /**
-   * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared)
-   * and returns its secret, or creates it with `secret`. Callers racing on one new name are
-   * serialized by the source lock, so they all get the secret of the one that created it.
+   * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared; a
+   * rate limit only when given) and returns its secret and what is stored now, or creates it with `secret`. Callers
+   * racing on one new name are serialized by the source lock, so they all get the secret of the
+   * one that created it.
    */
-  replace(organizationId: number, name: string, urls: UrlColumns, secret: SealedSecret, max: number, actor: Actor): Promise<SealedSecret | 'limit reached'> {
+  replace(
+    organizationId: number,
+    name: string,
+    columns: WebhookColumns,
+    secret: SealedSecret,
+    max: number,
+    actor: Actor,
+  ): Promise<{ secret: SealedSecret; webhook: StoredWebhook } | 'limit reached'> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
-      const [existing] = await tx.select<{ id: number; secret: string; keyId: string } & Record<string, string | null>>(
-        `SELECT id, secret, secret_key_id AS keyId, ${URL_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
+      const [existing] = await tx.select<{ id: number; secret: string; keyId: string } & Record<string, unknown>>(
+        `SELECT id, secret, secret_key_id AS keyId, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
         [sourceId, name],
       );
       const change = { organizationId, actorUserId: actor.userId, webhook: name };
       if (existing) {
-        await this.updateColumns(tx, 'id = ?', [existing.id], urls);
-        const fields = fieldsOfColumns(urls, (column, value) => (existing[column] ?? null) !== (value ?? null));
-        await this.audit.record(tx, { ...change, action: 'webhook.updated', fields });
-        return { ciphertext: existing.secret, keyId: existing.keyId };
+        await this.updateColumns(tx, existing.id, columns);
+        await this.audit.record(tx, { ...change, action: 'webhook.updated', fields: changedFields(existing, columns) });
+        return { secret: { ciphertext: existing.secret, keyId: existing.keyId }, webhook: (await this.findByName(organizationId, name, tx))! };
       }
       const { count } = await this.countWithName(organizationId, name, tx);
       if (count >= max) return 'limit reached';
-      await this.insertRow(tx, sourceId, name, urls, secret);
-      await this.audit.record(tx, { ...change, action: 'webhook.created', fields: setFields(urls) });
-      return secret;
+      await this.insertRow(tx, sourceId, name, columns, secret);
+      await this.audit.record(tx, { ...change, action: 'webhook.created', fields: setFields(columns) });
+      return { secret, webhook: (await this.findByName(organizationId, name, tx))! };
     });
   }
 
   /**
    * Sets only the given columns, so concurrent patches of different members both land. Under
    * the source lock like every write: the webhook that answers is the one that was updated,
-   * never one a concurrent delete-and-create put in its place.
+   * never one a concurrent delete-and-create put in its place. The audit entry names only the
+   * members whose value changed (docs/api.md 10.9).
    */
-  patch(organizationId: number, name: string, changes: UrlColumns, actor: Actor): Promise<StoredWebhook | undefined> {
+  patch(organizationId: number, name: string, changes: WebhookColumns, actor: Actor): Promise<StoredWebhook | undefined> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return undefined;
-      const updated = await this.updateColumns(tx, 'source_id = ? AND name = ?', [sourceId, name], changes);
-      if (updated === 0) return undefined;
-      const fields = fieldsOfColumns(changes, () => true);
-      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.updated', webhook: name, fields });
+      const [stored] = await tx.select<{ id: number } & Record<string, unknown>>(
+        `SELECT id, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
+        [sourceId, name],
+      );
+      if (stored === undefined) return undefined;
+      await this.updateColumns(tx, stored.id, changes);
+      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.updated', webhook: name, fields: changedFields(stored, changes) });
       return this.findByName(organizationId, name, tx);
     });
   }
@@ -144,23 +178,59 @@ export class WebhooksRepository {
     });
   }
 
-  /** False when there was no such webhook. Removes the source row with the last webhook. */
+  /**
+   * False when there was no such webhook. What other features registered (WebhookRemovals) is
+   * done in the same transaction; the source row goes with the last webhook.
+   */
   delete(organizationId: number, name: string, actor: Actor): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return false;
-      // docs/api.md 10.2: its deliveries that have not succeeded are cancelled, never sent again.
-      await tx.execute(
-        `UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL
-          WHERE state = 'pending' AND webhook_id = (SELECT id FROM webhooks WHERE source_id = ? AND name = ?)`,
-        [sourceId, name],
-      );
-      if ((await tx.execute('DELETE FROM webhooks WHERE source_id = ? AND name = ?', [sourceId, name])) === 0) return false;
+      const [webhook] = await tx.select<{ id: number }>('SELECT id FROM webhooks WHERE source_id = ? AND name = ?', [sourceId, name]);
+      if (webhook === undefined) return false;
+      await this.removals.run(tx, Number(webhook.id));
+      await tx.execute('DELETE FROM webhooks WHERE id = ?', [webhook.id]);
       await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.deleted', webhook: name, fields: [] });
       const [left] = await tx.select('SELECT 1 AS one FROM webhooks WHERE source_id = ? LIMIT 1', [sourceId]);
       if (!left) await tx.execute('DELETE FROM webhook_sources WHERE id = ?', [sourceId]);
       return true;
     });
+  }
+
+  /**
+   * Disables a webhook (docs/api.md 10.10) in the caller's transaction, under its source lock:
+   * its organization and name, or undefined when it is gone or already disabled.
+   */
+  async disable(tx: SqlExecutor, webhookId: number, at: Date): Promise<{ organizationId: number; name: string } | undefined> {
+    const [owner] = await tx.select<{ sourceId: number; organizationId: number }>(
+      'SELECT ws.id AS sourceId, ws.organization_id AS organizationId FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE w.id = ?',
+      [webhookId],
+    );
+    if (owner === undefined) return undefined;
+    await tx.select(`SELECT id FROM webhook_sources WHERE id = ?${this.db.dialect.forUpdate}`, [owner.sourceId]);
+    const [webhook] = await tx.select<{ name: string; disabledAt: unknown }>(
+      `SELECT name, disabled_at AS disabledAt FROM webhooks WHERE id = ?${this.db.dialect.forUpdate}`,
+      [webhookId],
+    );
+    if (webhook === undefined || webhook.disabledAt !== null) return undefined;
+    await tx.execute('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(at), webhookId]);
+    return { organizationId: Number(owner.organizationId), name: webhook.name };
+  }
+
+  /**
+   * Enables a webhook in the caller's transaction, under the source lock: its id and whether it
+   * was disabled, or undefined when the organization has no such webhook.
+   */
+  async enable(tx: SqlExecutor, organizationId: number, name: string): Promise<{ id: number; wasDisabled: boolean } | undefined> {
+    const sourceId = await this.lockSource(tx, organizationId, { create: false });
+    if (sourceId === undefined) return undefined;
+    const [webhook] = await tx.select<{ id: number; disabledAt: unknown }>(
+      'SELECT id, disabled_at AS disabledAt FROM webhooks WHERE source_id = ? AND name = ?',
+      [sourceId, name],
+    );
+    if (webhook === undefined) return undefined;
+    if (webhook.disabledAt !== null) await tx.execute('UPDATE webhooks SET disabled_at = NULL WHERE id = ?', [webhook.id]);
+    return { id: Number(webhook.id), wasDisabled: webhook.disabledAt !== null };
   }
 
   private async lockSource(tx: SqlExecutor, organizationId: number, options: { create: true }): Promise<number>;
@@ -176,19 +246,18 @@ export class WebhooksRepository {
     return row?.id;
   }
 
-  private async insertRow(tx: SqlExecutor, sourceId: number, name: string, urls: UrlColumns, secret: SealedSecret): Promise<void> {
-    const columns = ['source_id', 'name', ...URL_COLUMNS, 'secret', 'secret_key_id'];
-    const values: SqlValue[] = [sourceId, name, ...URL_COLUMNS.map((column) => urls[column] ?? null), secret.ciphertext, secret.keyId];
-    await tx.execute(`INSERT INTO webhooks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, values);
+  private async insertRow(tx: SqlExecutor, sourceId: number, name: string, columns: WebhookColumns, secret: SealedSecret): Promise<void> {
+    const names = ['source_id', 'name', ...Object.keys(columns), 'secret', 'secret_key_id'];
+    const values: SqlValue[] = [sourceId, name, ...Object.values(columns), secret.ciphertext, secret.keyId];
+    await tx.execute(`INSERT INTO webhooks (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, values);
   }
 
-  /** The number of rows matched; undefined when there was nothing to set. */
-  private async updateColumns(tx: SqlExecutor, where: string, whereParams: SqlValue[], changes: UrlColumns): Promise<number | undefined> {
+  private async updateColumns(tx: SqlExecutor, webhookId: number, changes: WebhookColumns): Promise<void> {
     const set = Object.entries(changes);
-    if (set.length === 0) return undefined;
-    return tx.execute(
-      `UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE ${where}`,
-      [...set.map(([, value]) => value), ...whereParams],
-    );
+    if (set.length === 0) return;
+    await tx.execute(`UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE id = ?`, [
+      ...set.map(([, value]) => value),
+      webhookId,
+    ]);
   }
 }

@@ -64,9 +64,9 @@ export class WebhooksService {
     const stored = storedOf(draft);
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
-    const secret = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor);
-    if (secret === 'limit reached') throw Errors.limitReached(this.max);
-    return { ...toWebhookBody(stored), secret: this.secrets.open(secret, binding) };
+    const replaced = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor);
+    if (replaced === 'limit reached') throw Errors.limitReached(this.max);
+    return { ...toWebhookBody(replaced.webhook), secret: this.secrets.open(replaced.secret, binding) };
   }
 
   async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhook> {

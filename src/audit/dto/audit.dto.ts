@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { AUDIT_ACTIONS } from '../audit.model';
 
 // OpenAPI only: the shapes of docs/api.md 10.9 (AuditService builds them).
 
@@ -17,10 +18,10 @@ export class AuditEntryDto {
   @ApiProperty({ format: 'date-time' })
   at: string;
 
-  @ApiProperty({ type: AuditActorDto })
-  actor: AuditActorDto;
+  @ApiProperty({ type: AuditActorDto, nullable: true, description: 'null: the service itself (webhook.disabled)' })
+  actor: AuditActorDto | null;
 
-  @ApiProperty({ enum: ['webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'delivery.retried', 'webhook.tested'] })
+  @ApiProperty({ enum: AUDIT_ACTIONS })
   action: string;
 
   @ApiProperty()

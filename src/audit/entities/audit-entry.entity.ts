@@ -19,8 +19,9 @@ export class AuditEntryEntity {
   @Column({ type: 'datetime', precision: 3 })
   at: Date;
 
-  @Column({ name: 'actor_user_id', type: 'int' })
-  actorUserId: number;
+  /** Null for what the service does itself (it disables a webhook that has failed for days). */
+  @Column({ name: 'actor_user_id', type: 'int', nullable: true })
+  actorUserId: number | null;
 
   @Column({ type: 'varchar', length: 32 })
   action: string;

@@ -1,20 +1,47 @@
-import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { SealedSecret } from '../../crypto/secret-box';
-import { Database } from '../../database/database';
+import type { SqlExecutor, SqlValue } from '../../database/database';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
-import { EVENT_URL_COLUMNS } from '../../webhooks/entities/webhook.entity';
+import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import type { DeliveryState } from '../delivery.model';
 import { sealedFromJson } from '../events/sealed-json';
+import { DispatchDatabase } from './dispatch-database';
+import type { EndpointHealth } from './endpoint-health';
+import { EndpointHealthRepository, HEALTH_COLUMNS, healthOfRow } from './endpoint-health.repository';
+import type { DueWebhook } from './fair-scheduler';
+import { nextFreeSlot, rateSlots, RateSlots } from './rate-slots';
 
-// The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give.
+// The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give,
+// and every statement here is on the dispatcher's hot path (docs/performance.md).
 
-/** A delivery this instance holds the lease of, with what its attempt needs. */
+/** A rate-limited webhook's slots are handed out this far ahead: claimed deliveries wait at most this for theirs. */
+export const RATE_HORIZON_MS = 200;
+
+/** A webhook with due deliveries, with what the dispatcher needs to share attempts fairly. */
+export interface ScannedWebhook extends DueWebhook {
+  readonly rateLimit: number | null;
+  /** The breaker holds attempts back until then (null: closed); past it, one may probe. */
+  readonly breakerOpenUntil: number | null;
+  /** The rate limiter's next free slot (null: idle). */
+  readonly rateNextAt: number | null;
+}
+
+/** What a claim asks of one webhook. */
+export interface ClaimRequest {
+  readonly webhookId: number;
+  readonly count: number;
+  /** The webhook's rate limit: its deliveries get send times from the shared limiter. */
+  readonly rateLimit?: number;
+  /** Its breaker's cool-down is over: one delivery probes it, unless another instance took the probe. */
+  readonly probe?: boolean;
+}
+
+/** A delivery this instance holds the claim of, with what its attempt needs. */
 export interface ClaimedDelivery {
   readonly id: number;
-  readonly claimToken: string;
-  /** When the claim was made (ms since the epoch, this instance's clock): its lease runs from here. */
-  readonly claimedAt: number;
+  readonly webhookId: number;
+  /** When the claim's lease ends (ms since the epoch): past it, another instance may claim the delivery. */
+  readonly leaseEndsAt: number;
   /** Attempts made before this one. */
   readonly attempts: number;
   /** Attempts made before the last replay (the schedule starts again after them). */
@@ -23,14 +50,12 @@ export interface ClaimedDelivery {
   readonly eventId: string;
   readonly eventType: string;
   readonly payload: SealedSecret;
-  /** Undefined when the webhook is gone (deleted while the delivery was claimed). */
-  readonly webhook?: {
-    readonly name: string;
-    readonly url: string;
-    readonly secret: SealedSecret;
-    /** A rotated-out secret that still signs until `expiresAt` (docs/api.md 10.7). */
-    readonly previous?: { readonly secret: SealedSecret; readonly expiresAt: Date };
-  };
+  /** Undefined when the webhook is gone. */
+  readonly target: WebhookTarget | undefined;
+  /** The endpoint's health when the delivery was claimed. */
+  readonly health: EndpointHealth;
+  /** The rate limiter's slot: not sent before then. */
+  readonly notBefore?: number;
 }
 
 /** How an attempt ends a claim: the delivery's new state and the attempt's record. */
@@ -45,103 +70,188 @@ export interface AttemptRecord {
 }
 
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+const time = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
+
+/** Every due webhook: its oldest due delivery is one seek of ix_deliveries_webhook_due, whatever its backlog. */
+const SCAN = `SELECT * FROM (
+  SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
+         h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
+         (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
+           ORDER BY d.next_attempt_at LIMIT 1) AS dueAt
+    FROM ${WebhookSql.withSource} LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
+   WHERE ${WebhookSql.enabled}) due
+ WHERE due.dueAt <= ?`;
+
+/** What an attempt needs: the delivery, its event, its webhook as stored now, its endpoint's health. */
+const DETAIL = `SELECT d.id AS id, d.webhook_id AS webhookId, d.next_attempt_at AS leaseEndsAt, d.attempts AS attempts, d.retry_from AS retryFrom,
+       d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType, e.payload AS payload, ${HEALTH_COLUMNS}, ${WebhookSql.targetColumns}
+  FROM deliveries d JOIN events e ON e.id = d.event_id
+  ${WebhookSql.joinedOn('d.webhook_id')}
+  LEFT JOIN webhook_health h ON h.webhook_id = d.webhook_id`;
 
 /**
- * The database as the queue (docs/api.md 10.5, 10.6), in the manner of Solid Queue and Hook0:
- * a due delivery is claimed by moving its `next_attempt_at` to the end of a lease and stamping
- * it with a random claim token, in a transaction whose SELECT skips rows other instances are
- * claiming (FOR UPDATE SKIP LOCKED; SQLite has one writer), at READ COMMITTED so that its
- * locking read takes no gap locks (they would hold off the inserts of new due deliveries, and
- * ingest with them). The claimer's attempt ends the claim only if its token is still there: a delivery whose lease ran out (its claimer died or hung)
- * is due again and claimed anew, and the late claimer's result is dropped. At least once, never
- * twice at the same time.
+ * The database as the queue (docs/api.md 10.5, 10.6, 10.10). A claim moves a due delivery's
+ * `next_attempt_at` to the end of a lease and stamps it with the claiming instance's token,
+ * in a transaction whose SELECTs skip rows other instances are claiming (FOR UPDATE SKIP
+ * LOCKED; SQLite has one writer). The claimer's outcome counts only while its token is still
+ * there: a delivery whose lease ran out (its claimer died or hung) is due again and claimed
+ * anew, and the late claimer's result is dropped. At least once, never twice at the same time.
+ *
+ * Claims are made per webhook, for as many deliveries as the dispatcher has room for, so that
+ * no backlog of one webhook stands in front of another's (the fair scheduler decides the
+ * counts); ingest hands the deliveries of new events over already claimed (DispatchSignal).
  */
 @Injectable()
 export class DeliveryQueue {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: DispatchDatabase,
+    private readonly health: EndpointHealthRepository,
+  ) {}
 
-  /**
-   * Claims up to `limit` due deliveries and reads what their attempts need, in one transaction:
-   * when the database goes away before the commit, nothing is claimed (only a commit whose
-   * answer is lost leaves claims behind, which their lease gives back).
-   */
-  async claim(limit: number, now: Date, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const claimToken = randomBytes(12).toString('base64url');
-    const rows = await this.db.transaction(async (tx) => {
-      const due = await tx.select<{ id: number }>(
-        `SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
-          ORDER BY next_attempt_at LIMIT ${Math.max(1, Math.floor(limit))}${this.db.dialect.forUpdateSkipLocked}`,
-        [sqlTimestamp(now)],
-      );
-      if (due.length === 0) return [];
-      const ids = due.map((row) => Number(row.id));
-      await tx.execute(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${list(ids.length)})`, [
-        sqlTimestamp(new Date(now.getTime() + leaseMs)),
-        claimToken,
-        ...ids,
-      ]);
-      return tx.select<Record<string, unknown>>(
-        `SELECT d.id AS id, d.attempts AS attempts, d.retry_from AS retryFrom, d.organization_id AS organizationId, e.id AS eventId,
-                e.type AS eventType, e.payload AS payload, w.name AS webhookName, w.secret AS secret, w.secret_key_id AS secretKeyId,
-                w.previous_secret AS previousSecret, w.previous_secret_key_id AS previousKeyId, w.previous_secret_expires_at AS previousExpiresAt,
-                w.url AS url, ${Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS ${column}`).join(', ')}
-           FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN webhooks w ON w.id = d.webhook_id
-          WHERE d.id IN (${list(ids.length)})`,
-        ids,
-      );
-    }, { readCommitted: true });
-    return rows.map((row) => toClaimed(row, claimToken, now.getTime()));
+  /** Every enabled webhook with a delivery due at `now`. */
+  async scan(now: number): Promise<ScannedWebhook[]> {
+    const rows = await this.db.select<Record<string, unknown>>(SCAN, [sqlTimestamp(new Date(now))]);
+    return rows.map((row) => ({
+      webhookId: Number(row.webhookId),
+      organizationId: Number(row.organizationId),
+      dueAt: time(row.dueAt)!,
+      rateLimit: row.rateLimit === null ? null : Number(row.rateLimit),
+      breakerOpenUntil: time(row.breakerOpenUntil),
+      rateNextAt: time(row.rateNextAt),
+    }));
   }
 
   /**
-   * Ends a claim with an attempt's outcome; false when the claim was lost (its lease ran out, or
-   * the delivery was cancelled). Two statements without a transaction: the delivery's row is
-   * the truth, the attempt's record (the log of docs/api.md 10.7) follows it.
+   * Claims up to each request's count of a webhook's due deliveries, oldest first, and reads
+   * what their attempts need, in one transaction: a database gone before the commit leaves
+   * nothing claimed. A rate-limited webhook gets no more than the limiter's slots within
+   * RATE_HORIZON_MS, each delivery with its send time; a probe is made only by the claim
+   * that takes it.
    */
-  async complete(delivery: Pick<ClaimedDelivery, 'id' | 'claimToken'>, record: AttemptRecord): Promise<boolean> {
-    const updated = await this.db.execute(
-      `UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, claim_token = NULL,
-              last_attempt_at = ?, last_duration_ms = ?, last_status = ?, last_error = ?
-        WHERE id = ? AND claim_token = ? AND state = 'pending'`,
-      [
-        record.state,
-        record.nextAttemptAt && sqlTimestamp(record.nextAttemptAt),
-        sqlTimestamp(record.at),
-        record.durationMs,
-        record.status,
-        record.error,
-        delivery.id,
-        delivery.claimToken,
-      ],
+  claim(requests: readonly ClaimRequest[], now: number, leaseMs: number, token: string): Promise<ClaimedDelivery[]> {
+    const leaseEndsAt = now + leaseMs;
+    return this.db.transaction(
+      async (tx) => {
+        const slots = new Map<number, RateSlots>();
+        for (const { webhookId, rateLimit, count } of requests) {
+          if (rateLimit !== undefined) slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, count, RATE_HORIZON_MS));
+        }
+        const asks = requests.map((r) => ({ ...r, count: slots.get(r.webhookId)?.count ?? r.count })).filter((r) => r.count > 0);
+        if (asks.length === 0) return [];
+        const picked = await this.pickDue(tx, asks, now);
+        for (const { webhookId } of asks.filter((r) => r.probe)) {
+          if (picked.has(webhookId) && !(await this.health.takeProbe(tx, webhookId, now, leaseEndsAt))) picked.delete(webhookId);
+        }
+        const ids = [...picked.values()].flat();
+        if (ids.length === 0) return [];
+        await tx.execute(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${list(ids.length)})`, [
+          sqlTimestamp(new Date(leaseEndsAt)),
+          token,
+          ...ids,
+        ]);
+        const notBefore = new Map<number, number>();
+        for (const [webhookId, limiter] of slots) {
+          const taken = picked.get(webhookId) ?? [];
+          taken.forEach((id, i) => notBefore.set(id, limiter.start + i * limiter.intervalMs));
+          if (taken.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, taken.length));
+        }
+        const rows = await tx.select<Record<string, unknown>>(`${DETAIL} WHERE d.id IN (${list(ids.length)})`, ids);
+        return rows.map((row) => ({ ...claimedOf(row), notBefore: notBefore.get(Number(row.id)) }));
+      },
+      { readCommitted: true },
     );
-    if (updated === 0) return false;
-    await this.db.execute('INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?)', [
-      delivery.id,
-      sqlTimestamp(record.at),
-      record.durationMs,
-      record.status,
-      record.error,
+  }
+
+  /** The deliveries of these events that ingest inserted already claimed with `token` (docs/api.md 10.6). */
+  async adopt(eventIds: readonly string[], token: string): Promise<ClaimedDelivery[]> {
+    const rows = await this.db.select<Record<string, unknown>>(
+      `${DETAIL} WHERE d.event_id IN (${list(eventIds.length)}) AND d.claim_token = ? AND d.state = 'pending'`,
+      [...eventIds, token],
+    );
+    return rows.map(claimedOf);
+  }
+
+  /**
+   * Ends claims with their attempts' outcomes, in one transaction for the batch: each delivery
+   * still claimed with `token` gets its new state and its attempt's record; the others (their
+   * lease ran out, or they were cancelled or failed meanwhile) are left as they are. The ids
+   * that were recorded.
+   */
+  complete(outcomes: readonly { id: number; record: AttemptRecord }[], token: string): Promise<Set<number>> {
+    return this.db.transaction(async (tx) => {
+      const ids = outcomes.map(({ id }) => id);
+      const held = await tx.select<{ id: number }>(
+        `SELECT id FROM deliveries WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})${this.db.dialect.forUpdate}`,
+        [token, ...ids],
+      );
+      const recorded = new Set(held.map((row) => Number(row.id)));
+      const mine = outcomes.filter(({ id }) => recorded.has(id));
+      if (mine.length === 0) return recorded;
+      const cases = mine.map(() => 'WHEN ? THEN ?').join(' ');
+      const column = (value: (record: AttemptRecord) => SqlValue) => mine.flatMap(({ id, record }) => [id, value(record)]);
+      await tx.execute(
+        `UPDATE deliveries SET state = CASE id ${cases} END, attempts = attempts + 1, next_attempt_at = CASE id ${cases} END, claim_token = NULL,
+                last_attempt_at = CASE id ${cases} END, last_duration_ms = CASE id ${cases} END, last_status = CASE id ${cases} END,
+                last_error = CASE id ${cases} END
+          WHERE id IN (${list(mine.length)})`,
+        [
+          ...column((r) => r.state),
+          ...column((r) => r.nextAttemptAt && sqlTimestamp(r.nextAttemptAt)),
+          ...column((r) => sqlTimestamp(r.at)),
+          ...column((r) => r.durationMs),
+          ...column((r) => r.status),
+          ...column((r) => r.error),
+          ...mine.map(({ id }) => id),
+        ],
+      );
+      await tx.execute(
+        `INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES ${mine.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+        mine.flatMap(({ id, record }) => [id, sqlTimestamp(record.at), record.durationMs, record.status, record.error]),
+      );
+      return recorded;
+    });
+  }
+
+  /** Gives claims back unattempted (held back, no room, shutdown): due at `now` for any instance. */
+  async release(ids: readonly number[], token: string, now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.execute(`UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})`, [
+      sqlTimestamp(new Date(now)),
+      token,
+      ...ids,
     ]);
-    return true;
   }
 
-  /** Ends a claim without an attempt (the webhook is gone): the delivery is cancelled. */
-  async cancel(delivery: Pick<ClaimedDelivery, 'id' | 'claimToken'>): Promise<void> {
-    await this.db.execute(
-      "UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE id = ? AND claim_token = ?",
-      [delivery.id, delivery.claimToken],
+  /** Gives back every claim this instance still holds (shutdown). */
+  async releaseAll(token: string, now: number): Promise<void> {
+    await this.db.execute("UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending'", [
+      sqlTimestamp(new Date(now)),
+      token,
+    ]);
+  }
+
+  /** Ends a claim without an attempt, its webhook gone: the delivery is cancelled. */
+  async cancel(id: number, token: string): Promise<void> {
+    await this.db.execute("UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE id = ? AND claim_token = ?", [id, token]);
+  }
+
+  /** docs/api.md 10.2: a deleted webhook's deliveries that have not succeeded are cancelled, in the deleting transaction. */
+  async cancelPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
+    await tx.execute("UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE webhook_id = ? AND state = 'pending'", [webhookId]);
+  }
+
+  /**
+   * docs/api.md 10.10: a disabled webhook's pending deliveries are failed, without a further
+   * attempt (`lastAttempt` null; the attempt log keeps what was tried), in the disabling
+   * transaction; a replay after it is enabled sends them again.
+   */
+  async failPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
+    await tx.execute(
+      `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL,
+              last_attempt_at = NULL, last_duration_ms = NULL, last_status = NULL, last_error = NULL
+        WHERE webhook_id = ? AND state = 'pending'`,
+      [webhookId],
     );
-  }
-
-  /** Gives claims back unattempted (shutdown): due at once for any instance. */
-  async release(deliveries: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[], now: Date): Promise<void> {
-    for (const { id, claimToken } of deliveries) {
-      await this.db.execute("UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE id = ? AND claim_token = ? AND state = 'pending'", [
-        sqlTimestamp(now),
-        id,
-        claimToken,
-      ]);
-    }
   }
 
   /** The queue's depth (pending deliveries) and when the oldest due one became due. */
@@ -154,36 +264,42 @@ export class DeliveryQueue {
     const oldest = row?.oldest ?? null;
     return { pending: Number(row?.pending ?? 0), oldestDueAt: oldest === null ? null : dateOf(oldest) };
   }
+
+  /** Each asked webhook's due deliveries, oldest first, up to its count, skipping those other claims hold: ids by webhook. */
+  private async pickDue(tx: SqlExecutor, asks: readonly ClaimRequest[], now: number): Promise<Map<number, number[]>> {
+    const due = sqlTimestamp(new Date(now));
+    const selects = asks.map(
+      ({ count }) =>
+        `SELECT id, webhook_id AS webhookId, next_attempt_at AS dueAt FROM deliveries WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
+          ORDER BY next_attempt_at LIMIT ${Math.floor(count)}${this.db.dialect.forUpdateSkipLocked}`,
+    );
+    const rows = await tx.select<{ id: number; webhookId: number; dueAt: unknown }>(
+      this.db.dialect.unionAll(selects),
+      asks.flatMap(({ webhookId }) => [webhookId, due]),
+    );
+    const picked = new Map<number, number[]>();
+    for (const row of [...rows].sort((a, b) => time(a.dueAt)! - time(b.dueAt)!)) {
+      const ids = picked.get(Number(row.webhookId)) ?? [];
+      ids.push(Number(row.id));
+      picked.set(Number(row.webhookId), ids);
+    }
+    return picked;
+  }
 }
 
-function toClaimed(row: Record<string, unknown>, claimToken: string, claimedAt: number): ClaimedDelivery {
+function claimedOf(row: Record<string, unknown>): ClaimedDelivery {
   const eventType = String(row.eventType);
-  const column = EVENT_URL_COLUMNS[eventType as keyof typeof EVENT_URL_COLUMNS] as string | undefined;
-  const url = (column !== undefined ? (row[column] as string | null) : null) ?? (row.url as string | null);
   return {
     id: Number(row.id),
-    claimToken,
-    claimedAt,
+    webhookId: Number(row.webhookId),
+    leaseEndsAt: time(row.leaseEndsAt)!,
     attempts: Number(row.attempts),
     retryFrom: Number(row.retryFrom),
     organizationId: Number(row.organizationId),
     eventId: String(row.eventId),
     eventType,
     payload: sealedFromJson(row.payload),
-    webhook:
-      row.webhookName === null || url === null
-        ? undefined
-        : {
-            name: String(row.webhookName),
-            url,
-            secret: { ciphertext: String(row.secret), keyId: String(row.secretKeyId) },
-            previous:
-              row.previousSecret === null || row.previousExpiresAt === null
-                ? undefined
-                : {
-                    secret: { ciphertext: String(row.previousSecret), keyId: String(row.previousKeyId) },
-                    expiresAt: dateOf(row.previousExpiresAt as Date | string),
-                  },
-          },
+    target: targetOfRow(row, eventType),
+    health: healthOfRow(row),
   };
 }

@@ -12,6 +12,7 @@ import { EventEntity } from './event.entity';
 @Index('ix_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('ix_deliveries_webhook', ['webhookId', 'id'])
 @Index('ix_deliveries_webhook_state', ['webhookId', 'state', 'id'])
+@Index('ix_deliveries_webhook_due', ['webhookId', 'state', 'nextAttemptAt'])
 @Index('ix_deliveries_event', ['eventId'])
 export class DeliveryEntity {
   @PrimaryGeneratedColumn()

@@ -3,11 +3,13 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../audit/audit.model';
 import { Errors } from '../../common/domain-error';
 import { SealedSecret, SecretBox } from '../../crypto/secret-box';
+import { Database, SqlExecutor } from '../../database/database';
 import { isForeignKeyViolation } from '../../database/database-errors';
-import { eventPayloadBinding } from '../delivery.model';
-import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher';
+import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
+import { DispatchSignal } from '../dispatch-signal';
 import type { IncomingEvent } from './event-body.pipe';
-import { EventsRepository, KeyedEvent } from './events.repository';
+import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
+import { PendingLimit } from './pending-limit';
 
 /** An accepted event, as `POST {p}/events` answers it (202). */
 export interface AcceptedEvent {
@@ -15,10 +17,17 @@ export interface AcceptedEvent {
   readonly deliveries: number;
 }
 
+/** An event the service emits with a change of its own (docs/api.md 10.12). */
+export interface EmittedEvent {
+  readonly type: string;
+  readonly organization: number;
+  readonly data: Record<string, unknown>;
+  /** Only to the organization's enabled webhooks but this one (webhook.disabled). */
+  readonly onlyEnabledExcept?: number;
+}
+
 /** docs/api.md 10.1: an idempotency key holds for this long. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
-/** The type of the events `POST {p}/webhook/{name}/test` sends (docs/api.md 10.7). */
-export const TEST_EVENT = 'webhook.test';
 
 const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
 
@@ -27,19 +36,22 @@ const requestHashOf = (type: string, organizationId: number, data: unknown): str
   createHash('sha256').update(JSON.stringify([type, organizationId, data])).digest('hex');
 
 /**
- * Events in (docs/api.md 10.1), for `POST {p}/events`, the CLI's `event send` and the events the
- * service emits itself (`card set-status`): one path. The event (its body sealed) and one
- * delivery per webhook of the organization are committed together before the answer; then this
- * instance's dispatcher is woken. Under an `Idempotency-Key` the unique index (organization,
- * key) decides races on any number of instances: the loser finds the winner's event and answers
- * as it did, or 409 when its request differs.
+ * Events in (docs/api.md 10.1), for `POST {p}/events`, the CLI's `event send`, the console's
+ * test events and the events the service emits with its own changes (10.12): one path. The
+ * event (its body sealed) and one delivery per webhook of the organization are committed
+ * together before the answer; the deliveries the local dispatcher may take at once are handed
+ * to it already claimed. Under an `Idempotency-Key` the unique index (organization, key)
+ * decides races on any number of instances: the loser finds the winner's event and answers as
+ * it did, or 409 when its request differs.
  */
 @Injectable()
 export class EventIngest {
   constructor(
     private readonly events: EventsRepository,
     private readonly secrets: SecretBox,
-    private readonly dispatcher: DeliveryDispatcher,
+    private readonly dispatch: DispatchSignal,
+    private readonly pending: PendingLimit,
+    private readonly db: Database,
   ) {}
 
   async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
@@ -48,21 +60,39 @@ export class EventIngest {
       const earlier = await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
       if (earlier !== undefined && !(await this.expired(earlier))) return replay(earlier, requestHash);
     }
-    const { id, createdAt, payload } = this.newEvent(event.organization, event.type, event.data);
-    const outcome = await this.events
-      .insert({ id, organizationId: event.organization, type: event.type, idempotencyKey, requestHash, payload, createdAt })
-      .catch((error: unknown) => {
-        if (isForeignKeyViolation(error)) throw Errors.notFound();
-        throw error;
-      });
+    await this.pending.check(event.organization);
+    const handoff = this.dispatch.handoff();
+    const newEvent = { ...this.newEvent(event.organization, event.type, event.data, requestHash), idempotencyKey };
+    const outcome = await this.events.insert(newEvent, { handoff }).catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw Errors.notFound();
+      throw error;
+    });
     if (outcome === 'duplicate') {
       // Another request with this key committed first (a race): answer as it was answered.
       const winner = await this.events.findByIdempotencyKey(event.organization, idempotencyKey!);
       if (winner === undefined) throw Errors.unavailable();
       return replay(winner, requestHash);
     }
-    if (outcome.deliveries > 0) this.dispatcher.wake();
-    return { id, deliveries: outcome.deliveries };
+    this.pending.added(event.organization, outcome.deliveries);
+    if (outcome.deliveries > 0) this.dispatch.accepted(newEvent.id, outcome.deliveries, handoff);
+    return { id: newEvent.id, deliveries: outcome.deliveries };
+  }
+
+  /**
+   * docs/api.md 10.12: runs `change` in a transaction and writes the event it returns (if any)
+   * in the same one, so that either both exist or neither does; then wakes this instance's
+   * dispatcher. What `change` returned, or undefined when it emitted nothing.
+   */
+  async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEvent | undefined> {
+    const accepted = await this.db.transaction(async (tx) => {
+      const event = await change(tx);
+      if (event === undefined) return undefined;
+      const newEvent = this.newEvent(event.organization, event.type, event.data);
+      const { deliveries } = await this.events.insertIn(tx, newEvent, { onlyEnabledExcept: event.onlyEnabledExcept });
+      return { id: newEvent.id, deliveries };
+    });
+    if (accepted !== undefined && accepted.deliveries > 0) this.dispatch.wake();
+    return accepted;
   }
 
   /**
@@ -71,22 +101,25 @@ export class EventIngest {
    * dispatcher and log as every event.
    */
   async test(organizationId: number, actor: Actor, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
-    const { id, createdAt, payload } = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
-    const deliveryId = await this.events.insertForWebhook(
-      { id, organizationId, type: TEST_EVENT, idempotencyKey: undefined, requestHash: requestHashOf(TEST_EVENT, organizationId, { webhook: name }), payload, createdAt },
-      webhookId,
-      { organizationId, actorUserId: actor.userId, action: 'webhook.tested', webhook: name, fields: [] },
-    );
-    this.dispatcher.wake();
-    return { id: deliveryId, event: { id, type: TEST_EVENT } };
+    const event = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
+    const deliveryId = await this.events.insertForWebhook(event, webhookId, {
+      organizationId,
+      actorUserId: actor.userId,
+      action: 'webhook.tested',
+      webhook: name,
+      fields: [],
+    });
+    this.dispatch.wake();
+    return { id: deliveryId, event: { id: event.id, type: TEST_EVENT } };
   }
 
-  /** A new event's id, its moment of acceptance, and the body every attempt sends, sealed (docs/api.md 10.3, 10.8). */
-  private newEvent(organizationId: number, type: string, data: unknown): { id: string; createdAt: Date; payload: SealedSecret } {
+  /** A new event: its id, its moment of acceptance, and the body every attempt sends, sealed (docs/api.md 10.3, 10.8). */
+  private newEvent(organizationId: number, type: string, data: unknown, requestHash = requestHashOf(type, organizationId, data)): NewEvent {
     const id = newEventId();
     const createdAt = new Date();
     const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
-    return { id, createdAt, payload: this.secrets.seal(body, eventPayloadBinding(organizationId, id)) };
+    const payload: SealedSecret = this.secrets.seal(body, eventPayloadBinding(organizationId, id));
+    return { id, organizationId, type, idempotencyKey: undefined, requestHash, payload, createdAt };
   }
 
   /** A key older than its window is freed for the new event. */

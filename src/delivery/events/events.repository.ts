@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { AuditChange } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import type { SealedSecret } from '../../crypto/secret-box';
-import { Database } from '../../database/database';
+import { Database, SqlExecutor, SqlValue } from '../../database/database';
 import { isUniqueViolation } from '../../database/database-errors';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { WebhookSql } from '../../webhooks/webhook-sql';
+import type { Handoff } from '../dispatch-signal';
 import { sealedToJson } from './sealed-json';
 
 // The Database executor: ingest is a measured hot path (W6): two statements in one transaction.
@@ -19,12 +21,53 @@ export interface NewEvent {
   readonly createdAt: Date;
 }
 
+/** Which webhooks of the organization an event goes to. */
+export interface FanOut {
+  /** Deliveries inserted already claimed by this instance's dispatcher (the common path of POST /events). */
+  readonly handoff?: Handoff;
+  /** Only the enabled webhooks but this one (webhook.disabled, docs/api.md 10.10); by default every webhook. */
+  readonly onlyEnabledExcept?: number;
+}
+
 /** An event found under an idempotency key. */
 export interface KeyedEvent {
   readonly id: string;
   readonly requestHash: string;
   readonly deliveryCount: number;
   readonly createdAt: Date;
+}
+
+const ENABLED = WebhookSql.enabled;
+/** A webhook the dispatcher may take at once: enabled, without a rate limit, its breaker closed. */
+const HANDED_OVER = `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breaker_open_until IS NULL`;
+
+/**
+ * The fan-out's INSERT … SELECT: one delivery per webhook of the organization, pending and due
+ * now, or failed at once for a disabled webhook (docs/api.md 10.10); with a handoff, those
+ * the dispatcher may take at once are inserted claimed by it (due again at the lease's end).
+ * Its parameters: fanOutParams.
+ */
+function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
+  const due = handoff ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${HANDED_OVER} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
+  const token = handoff ? `CASE WHEN ${HANDED_OVER} THEN ? END` : 'NULL';
+  return `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
+      FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
+     WHERE ${WebhookSql.organization} = ?${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
+}
+
+function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): SqlValue[] {
+  const at = sqlTimestamp(event.createdAt);
+  const due = handoff ? [sqlTimestamp(handoff.leaseUntil), at] : [at];
+  return [
+    event.id,
+    event.organizationId,
+    ...due,
+    ...(handoff ? [handoff.token] : []),
+    at,
+    event.organizationId,
+    ...(onlyEnabledExcept === undefined ? [] : [onlyEnabledExcept]),
+  ];
 }
 
 @Injectable()
@@ -35,33 +78,27 @@ export class EventsRepository {
   ) {}
 
   /**
-   * The event and one pending delivery, due now, for each webhook its organization has, in one
-   * transaction of two statements. The fan-out's INSERT … SELECT reads the source row and the
-   * webhooks with shared locks (InnoDB does so for the SELECT of an INSERT … SELECT): a webhook
-   * write, which locks the source row exclusively, is wholly before or after it, and events of
-   * one organization do not wait for each other. 'duplicate' when the idempotency key is taken.
+   * The event and its deliveries in one transaction of two statements. The fan-out's INSERT …
+   * SELECT reads the source row and the webhooks with shared locks (InnoDB does so for the
+   * SELECT of an INSERT … SELECT): a webhook write, which locks the source row exclusively, is
+   * wholly before or after it, and events of one organization do not wait for each other.
+   * 'duplicate' when the idempotency key is taken.
    */
-  insert(event: NewEvent): Promise<{ deliveries: number } | 'duplicate'> {
-    const at = sqlTimestamp(event.createdAt);
-    return this.db
-      .transaction(async (tx) => {
-        await tx.execute(
-          `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [event.id, event.organizationId, event.type, event.idempotencyKey ?? null, event.requestHash, sealedToJson(event.payload), at],
-        );
-        const deliveries = await tx.execute(
-          `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
-           SELECT ?, ?, w.id, 'pending', 0, ?, ? FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id
-            WHERE s.organization_id = ?`,
-          [event.id, event.organizationId, at, at, event.organizationId],
-        );
-        return { deliveries };
-      })
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) return 'duplicate' as const;
-        throw error;
-      });
+  insert(event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number } | 'duplicate'> {
+    return this.db.transaction((tx) => this.insertIn(tx, event, fanOut)).catch((error: unknown) => {
+      if (isUniqueViolation(error)) return 'duplicate' as const;
+      throw error;
+    });
+  }
+
+  /** The same, inside the caller's transaction: an event written with the change that causes it (docs/api.md 10.12). */
+  async insertIn(tx: SqlExecutor, event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number }> {
+    await tx.execute(
+      `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [event.id, event.organizationId, event.type, event.idempotencyKey ?? null, event.requestHash, sealedToJson(event.payload), sqlTimestamp(event.createdAt)],
+    );
+    return { deliveries: await tx.execute(fanOutSql(fanOut), fanOutParams(event, fanOut)) };
   }
 
   /**
@@ -102,6 +139,16 @@ export class EventsRepository {
   /** Frees an expired idempotency key (older than its window) for a new event. */
   async forgetIdempotencyKey(eventId: string): Promise<void> {
     await this.db.execute('UPDATE events SET idempotency_key = NULL WHERE id = ?', [eventId]);
+  }
+
+  /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_due per webhook. */
+  async countPending(organizationId: number): Promise<number> {
+    const [row] = await this.db.select<{ pending: unknown }>(
+      `SELECT COUNT(*) AS pending FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
+        WHERE ${WebhookSql.organization} = ?`,
+      [organizationId],
+    );
+    return Number(row?.pending ?? 0);
   }
 
   /**

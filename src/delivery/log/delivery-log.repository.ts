@@ -56,14 +56,6 @@ export class DeliveryLogRepository {
     private readonly audit: AuditRepository,
   ) {}
 
-  async findWebhookId(organizationId: number, name: string): Promise<number | undefined> {
-    const [row] = await this.db.select<{ id: number }>(
-      'SELECT w.id AS id FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id WHERE s.organization_id = ? AND w.name = ?',
-      [organizationId, name],
-    );
-    return row && Number(row.id);
-  }
-
   /** Up to `limit` deliveries of the webhook, newest first, with ids below `beforeId` when given. */
   page(webhookId: number, { state, beforeId, limit }: { state: DeliveryState | null; beforeId: number | undefined; limit: number }): Promise<DeliveryRow[]> {
     const params = [webhookId, ...(state === null ? [] : [state]), ...(beforeId === undefined ? [] : [beforeId])];

@@ -5,6 +5,7 @@ import { DELIVERY_STATES, DeliveryState } from '../delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
 import { PageCursors } from '../../common/page-cursors';
 import { PageQuery } from '../../common/page-query';
+import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 
 /** One attempt as the log shows it (docs/api.md 10.7). */
 export interface AttemptView {
@@ -80,6 +81,7 @@ export function logQueryOf(query: Record<string, unknown>): LogQuery {
 export class DeliveryLogService {
   constructor(
     private readonly log: DeliveryLogRepository,
+    private readonly webhooks: WebhooksRepository,
     private readonly cursors: PageCursors,
   ) {}
 
@@ -101,8 +103,8 @@ export class DeliveryLogService {
   }
 
   private async webhookId(organizationId: number, name: string): Promise<number> {
-    const id = await this.log.findWebhookId(organizationId, name);
-    if (id === undefined) throw Errors.notFound();
-    return id;
+    const webhook = await this.webhooks.findIdentity(organizationId, name);
+    if (webhook === undefined) throw Errors.notFound();
+    return webhook.id;
   }
 }

@@ -11,7 +11,9 @@ import { DELIVERY_STATES } from '../delivery.model';
 import { DeliveryActionsService } from './delivery-actions.service';
 import { PAGE_LIMIT_SCHEMA } from '../../common/page-query';
 import { DeliveryLogService, logQueryOf } from './delivery-log.service';
+import { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
+import { WebhookActionLimitGuard } from './webhook-action-limit.guard';
 
 /** A delivery id in a path: a positive integer, else no such delivery. */
 function deliveryIdOf(value: string): number {
@@ -22,8 +24,9 @@ function deliveryIdOf(value: string): number {
 const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } });
 
 /**
- * A webhook's deliveries for the admin console (docs/api.md 10.7): the log, a replay, a test
- * event. The callers of the webhook operations, rate limited as they are.
+ * A webhook's deliveries for the admin console (docs/api.md 10.7, 10.10): the log, a replay, a
+ * test event, enabling a disabled webhook. The callers of the webhook operations, rate limited
+ * as they are; replays and tests also per webhook.
  */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -57,20 +60,31 @@ export class WebhookDeliveriesController {
 
   @Post('deliveries/:id/retry')
   @HttpCode(202)
+  @UseGuards(WebhookActionLimitGuard)
   @ApiOperation({ summary: 'Send a delivery again now (same webhook-id); the retry schedule starts again' })
   @IdParam()
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
-  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled'] })
+  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled', 'disabled'] })
   retry(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
     return this.actions.retry(caller.organizationId, caller, name, deliveryIdOf(id));
   }
 
   @Post('test')
   @HttpCode(202)
+  @UseGuards(WebhookActionLimitGuard)
   @ApiOperation({ summary: 'Send a webhook.test event to the webhook url, through the same queue and log' })
   @ApiAcceptedResponse({ type: TestDeliveryDto })
-  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
+  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['disabled'] })
   test(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
     return this.actions.test(caller.organizationId, caller, name);
+  }
+
+  @Post('enable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Enable a webhook the service disabled for failing for days; its record starts afresh' })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
+  enable(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+    return this.actions.enable(caller.organizationId, caller, name);
   }
 }

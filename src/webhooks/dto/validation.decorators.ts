@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsString, Matches, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
+import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
-import { WEBHOOK_NAME_PATTERN } from '../webhook.model';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 
 const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
 const given = (_: object, value: unknown) => value !== undefined;
@@ -42,4 +42,22 @@ export const GroupField = (type: () => new () => object, { nullable = false } = 
     IsObject({ message: 'must be an object' }),
     ValidateNested(),
     Type(type),
+  );
+
+const RATE_LIMIT_RULE = `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}`;
+
+/** `rateLimit` (docs/api.md 10.10): optional; in a patch, null clears it. */
+export const RateLimitField = ({ nullable = false } = {}) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: MIN_RATE_LIMIT,
+      maximum: MAX_RATE_LIMIT,
+      nullable,
+      description: 'At most this many deliveries a second reach the webhook, from every instance together' + (nullable ? '; null removes the limit' : ''),
+    }),
+    ValidateIf(nullable ? givenNotNull : given),
+    IsInt({ message: RATE_LIMIT_RULE }),
+    Min(MIN_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
+    Max(MAX_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
   );

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
-import { GroupField, UrlField, WebhookNameField } from './validation.decorators';
+import { GroupField, RateLimitField, UrlField, WebhookNameField } from './validation.decorators';
 
 export class TransactionEventsDto {
   @UrlField() created?: string;
@@ -17,12 +17,13 @@ export class UserEventsDto {
   @UrlField() updated?: string;
 }
 
-/** The URLs of a webhook as create and the legacy create-or-update take them: no nulls. */
+/** A webhook as create and the legacy create-or-update take it: its URLs and its rate limit, no nulls. */
 export class WebhookUrlsDto {
   @UrlField({ required: true }) url: string;
   @GroupField(() => TransactionEventsDto) transaction?: TransactionEventsDto;
   @GroupField(() => CardEventsDto) card?: CardEventsDto;
   @GroupField(() => UserEventsDto) user?: UserEventsDto;
+  @RateLimitField() rateLimit?: number;
 }
 
 /** `POST /webhook/{name}`: a body name is still accepted (legacy clients), and loses to the path. */

@@ -1,4 +1,4 @@
-import { GroupField, UrlField } from './validation.decorators';
+import { GroupField, RateLimitField, UrlField } from './validation.decorators';
 
 export class TransactionEventsPatchDto {
   @UrlField({ nullable: true }) created?: string | null;
@@ -16,11 +16,12 @@ export class UserEventsPatchDto {
 
 /**
  * `PATCH /webhook/{name}`, a JSON Merge Patch: members present change, null clears an event
- * URL or a whole group; `url` cannot be null and `name` is not a member.
+ * URL, a whole group or the rate limit; `url` cannot be null and `name` is not a member.
  */
 export class WebhookPatchDto {
   @UrlField() url?: string;
   @GroupField(() => TransactionEventsPatchDto, { nullable: true }) transaction?: TransactionEventsPatchDto | null;
   @GroupField(() => CardEventsPatchDto, { nullable: true }) card?: CardEventsPatchDto | null;
   @GroupField(() => UserEventsPatchDto, { nullable: true }) user?: UserEventsPatchDto | null;
+  @RateLimitField({ nullable: true }) rateLimit?: number | null;
 }

@@ -1,13 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { WEBHOOK_NAME_PATTERN } from '../webhook.model';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 import { CardEventsDto, TransactionEventsDto, UserEventsDto } from './webhook-body.dto';
 
-/** A webhook as read back: `url` and only the groups and events that are set. */
+/** A webhook as read back: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
 export class WebhookDto {
   @ApiProperty({ format: 'uri' }) url: string;
   @ApiPropertyOptional({ type: () => TransactionEventsDto }) transaction?: TransactionEventsDto;
   @ApiPropertyOptional({ type: () => CardEventsDto }) card?: CardEventsDto;
   @ApiPropertyOptional({ type: () => UserEventsDto }) user?: UserEventsDto;
+  @ApiPropertyOptional({ type: 'integer', minimum: MIN_RATE_LIMIT, maximum: MAX_RATE_LIMIT, description: 'Deliveries per second, when limited' })
+  rateLimit?: number;
+  @ApiPropertyOptional({ enum: [true], description: 'Present when the service disabled the webhook for failing for days; POST …/enable turns it on' })
+  disabled?: true;
 }
 
 export class NamedWebhookDto extends WebhookDto {

@@ -61,6 +61,14 @@ export class WebhookEntity {
   @Column({ name: 'previous_secret_expires_at', type: 'datetime', precision: 3, nullable: true })
   previousSecretExpiresAt: Date | null;
 
+  /** Deliveries per second across every instance (docs/api.md 10.10); null: no limit. */
+  @Column({ name: 'rate_limit', type: 'int', nullable: true })
+  rateLimit: number | null;
+
+  /** Set when the service disabled the webhook for failing for days (docs/api.md 10.10). */
+  @Column({ name: 'disabled_at', type: 'datetime', precision: 3, nullable: true })
+  disabledAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
 

@@ -1,0 +1,56 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { version } from '../../../package.json';
+import { SecretBox } from '../../crypto/secret-box';
+import { PINO } from '../../logging/pino.provider';
+import type { WebhookTarget } from '../../webhooks/webhook-sql';
+import { signingSecretBinding } from '../../webhooks/webhook.model';
+import { AttemptOutcome, eventPayloadBinding } from '../delivery.model';
+import type { ClaimedDelivery } from './delivery-queue';
+import { webhookSignature } from './webhook-signature';
+import { WebhookSender } from './webhook-sender';
+
+const USER_AGENT = `platform-api/${version}`;
+
+/**
+ * One attempt (docs/api.md 10.3): the stored body and the webhook's live secrets opened, the
+ * body signed afresh for this moment, sent by WebhookSender. An attempt that cannot be made
+ * because the secret or the body no longer opens (a key gone, a row tampered with) is a failed
+ * attempt `internal error` that follows the schedule like any other (docs/api.md 10.10).
+ */
+@Injectable()
+export class AttemptRunner {
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly secrets: SecretBox,
+    @Inject(PINO) private readonly logger: Logger,
+  ) {}
+
+  async run(delivery: ClaimedDelivery, target: WebhookTarget, at: Date): Promise<AttemptOutcome> {
+    let signature: string;
+    let body: string;
+    try {
+      body = this.secrets.open(delivery.payload, eventPayloadBinding(delivery.organizationId, delivery.eventId));
+      // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
+      const secrets = [this.secrets.open(target.secret, signingSecretBinding(delivery.organizationId, target.name))];
+      if (target.previous !== undefined && target.previous.expiresAt > at) {
+        secrets.push(this.secrets.open(target.previous.secret, signingSecretBinding(delivery.organizationId, target.name, 'previous')));
+      }
+      signature = webhookSignature(secrets, delivery.eventId, at, body);
+    } catch (error) {
+      this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
+      return { ok: false, status: null, error: 'internal error', durationMs: 0 };
+    }
+    return this.sender.send(
+      target.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': delivery.eventId,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body,
+    );
+  }
+}

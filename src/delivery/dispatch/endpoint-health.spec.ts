@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { AttemptError } from '../delivery.model';
+import { breakerState, cooldownMs, DISABLE_AFTER_ATTEMPTS, EndpointHealth, healthAfter, HEALTHY, HealthPolicy, isHealthy, MAX_COOLDOWN_MS } from './endpoint-health';
+
+const DAY = 24 * 3600 * 1000;
+const POLICY: HealthPolicy = { breakerThreshold: 3, cooldownMs: 1000, disableAfterMs: 5 * DAY };
+const failed = (error: AttemptError) => ({ ok: false, error });
+const OK = { ok: true, error: null };
+
+/** The health after a run of outcomes, one a second from t = 0. */
+function after(outcomes: { ok: boolean; error: AttemptError | null }[], from: EndpointHealth = HEALTHY): EndpointHealth {
+  return outcomes.reduce((health, outcome, i) => healthAfter(health, outcome, i * 1000, POLICY).health, from);
+}
+
+describe('the circuit breaker', () => {
+  it('stays closed below the threshold of consecutive timeouts', () => {
+    expect(breakerState(after([failed('timeout'), failed('connection failed')]), 2000)).toBe('closed');
+  });
+
+  it('opens at the threshold for the first cool-down, holding attempts back until then', () => {
+    const health = after([failed('timeout'), failed('timeout'), failed('connection failed')]);
+    expect(health.breakerOpenUntil).toBe(2000 + POLICY.cooldownMs);
+    expect(breakerState(health, 2999)).toBe('open');
+  });
+
+  it('lets one attempt probe once the cool-down is over', () => {
+    const health = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    expect(breakerState(health, health.breakerOpenUntil!)).toBe('probe');
+  });
+
+  it('doubles the cool-down with every failed probe, up to an hour', () => {
+    expect([3, 4, 5].map((n) => cooldownMs(n, POLICY))).toEqual([1000, 2000, 4000]);
+    expect(cooldownMs(40, POLICY)).toBe(MAX_COOLDOWN_MS);
+  });
+
+  it('closes after a successful probe', () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    expect(healthAfter(open, OK, 9000, POLICY).health).toEqual(HEALTHY);
+  });
+
+  it('closes when the receiver answers, even with an error status: it is reachable', () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    const { health } = healthAfter(open, failed('http 500'), 9000, POLICY);
+    expect([health.breakerFailures, breakerState(health, 9000)]).toEqual([0, 'closed']);
+  });
+
+  it('does not count failures that take no time at the receiver (resolution, blocked address, TLS)', () => {
+    expect(after([failed('dns unavailable'), failed('blocked address'), failed('tls error')]).breakerFailures).toBe(0);
+  });
+});
+
+describe('disabling', () => {
+  /** Failing since t = 0, with one attempt short of `attempts`: the next failure is the attempts-th. */
+  const failingFor = (attempts: number) => ({ failingSince: 0, failedAttempts: attempts - 1, breakerFailures: 0, breakerOpenUntil: null });
+
+  it('disables after DELIVERY_DISABLE_AFTER_DAYS of failures and at least 10 attempts', () => {
+    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS), failed('http 500'), 5 * DAY, POLICY).disable).toBe(true);
+  });
+
+  it('does not disable before the days have passed, however many attempts failed', () => {
+    expect(healthAfter(failingFor(100), failed('http 500'), 5 * DAY - 1, POLICY).disable).toBe(false);
+  });
+
+  it('does not disable with fewer than 10 failed attempts, however long', () => {
+    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS - 1), failed('http 500'), 30 * DAY, POLICY).disable).toBe(false);
+  });
+
+  it('disables after 10 failed attempts when the days are 0', () => {
+    const run = Array.from({ length: DISABLE_AFTER_ATTEMPTS }, () => failed('http 503'));
+    const last = after(run.slice(0, -1));
+    expect(healthAfter(last, run.at(-1)!, 9000, { ...POLICY, disableAfterMs: 0 }).disable).toBe(true);
+  });
+
+  it('starts the run again after a success', () => {
+    const health = after([failed('http 500'), failed('http 500'), OK, failed('http 500')]);
+    expect([health.failingSince, health.failedAttempts]).toEqual([3000, 1]);
+  });
+});
+
+it('leaves the health as it was for an attempt that could not be made (internal error)', () => {
+  const health = after([failed('timeout')]);
+  expect(healthAfter(health, failed('internal error'), 5000, POLICY)).toEqual({ health, disable: false });
+});
+
+it('calls a webhook healthy only with no failure, no run and a closed breaker', () => {
+  expect(isHealthy(HEALTHY)).toBe(true);
+  expect(isHealthy(after([failed('http 500')]))).toBe(false);
+});

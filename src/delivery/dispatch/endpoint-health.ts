@@ -1,0 +1,68 @@
+import type { AttemptOutcome } from '../delivery.model';
+
+/** A webhook's endpoint as the dispatcher tracks it (table webhook_health; no row: HEALTHY). Times in ms since the epoch. */
+export interface EndpointHealth {
+  /** The first failed attempt since the last successful one (or since the webhook was enabled). */
+  readonly failingSince: number | null;
+  readonly failedAttempts: number;
+  /** Consecutive attempts that failed by timeout or connection failure. */
+  readonly breakerFailures: number;
+  /** Null: the breaker is closed. Else attempts are held back until then, when one probes. */
+  readonly breakerOpenUntil: number | null;
+}
+
+export const HEALTHY: EndpointHealth = { failingSince: null, failedAttempts: 0, breakerFailures: 0, breakerOpenUntil: null };
+
+/** docs/api.md 10.10: disabling takes at least this many failed attempts, besides the days. */
+export const DISABLE_AFTER_ATTEMPTS = 10;
+/** However long an endpoint keeps failing, a probe is made at least this often. */
+export const MAX_COOLDOWN_MS = 3_600_000;
+
+export interface HealthPolicy {
+  /** Consecutive timeouts or connection failures that open the breaker. */
+  readonly breakerThreshold: number;
+  /** The first cool-down; it doubles with every failed probe, up to MAX_COOLDOWN_MS. */
+  readonly cooldownMs: number;
+  /** A webhook failing this long (and DISABLE_AFTER_ATTEMPTS attempts) is disabled. */
+  readonly disableAfterMs: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'probe';
+
+/** The failures the breaker counts: the receiver did not answer (docs/api.md 10.10). */
+const UNREACHABLE: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
+
+export const isHealthy = (health: EndpointHealth): boolean =>
+  health.failingSince === null && health.failedAttempts === 0 && health.breakerFailures === 0 && health.breakerOpenUntil === null;
+
+/** Closed; open (attempts held back) until `breakerOpenUntil`; then one attempt may probe. */
+export function breakerState(health: Pick<EndpointHealth, 'breakerOpenUntil'>, now: number): BreakerState {
+  if (health.breakerOpenUntil === null) return 'closed';
+  return now < health.breakerOpenUntil ? 'open' : 'probe';
+}
+
+export const cooldownMs = (breakerFailures: number, policy: HealthPolicy): number =>
+  Math.min(policy.cooldownMs * 2 ** Math.max(0, breakerFailures - policy.breakerThreshold), Math.max(MAX_COOLDOWN_MS, policy.cooldownMs));
+
+/**
+ * The endpoint's health after an attempt made at `at`, and whether the webhook must now be
+ * disabled. A success clears everything. A timeout or connection failure counts toward the
+ * breaker, which opens at the threshold (a failed probe opens it again, for twice as long); any
+ * other failure means the receiver answered, so the breaker closes. Every failure extends the
+ * run that disabling looks at. An attempt that could not be made (`internal error`, ours) says
+ * nothing about the endpoint.
+ */
+export function healthAfter(health: EndpointHealth, outcome: Pick<AttemptOutcome, 'ok' | 'error'>, at: number, policy: HealthPolicy): { health: EndpointHealth; disable: boolean } {
+  if (outcome.ok) return { health: HEALTHY, disable: false };
+  if (outcome.error === 'internal error') return { health, disable: false };
+  const failingSince = health.failingSince ?? at;
+  const failedAttempts = health.failedAttempts + 1;
+  let breakerFailures = 0;
+  let breakerOpenUntil: number | null = null;
+  if (outcome.error !== null && UNREACHABLE.has(outcome.error)) {
+    breakerFailures = health.breakerFailures + 1;
+    if (breakerFailures >= policy.breakerThreshold) breakerOpenUntil = at + cooldownMs(breakerFailures, policy);
+  }
+  const disable = failedAttempts >= DISABLE_AFTER_ATTEMPTS && at - failingSince >= policy.disableAfterMs;
+  return { health: { failingSince, failedAttempts, breakerFailures, breakerOpenUntil }, disable };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it, vi } from 'vitest';
+import { loadAppConfig } from '../../config/app-config';
+import type { EventsRepository } from './events.repository';
+import { PendingLimit } from './pending-limit';
+
+function limitWith(max: number, pending: number[]) {
+  const countPending = vi.fn(async () => pending.shift() ?? 0);
+  const config = loadAppConfig({ DELIVERY_PENDING_PER_ORG_MAX: String(max), SECRET_KEY: Buffer.alloc(32).toString('base64') });
+  return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, config), countPending };
+}
+
+describe('PendingLimit', () => {
+  it('lets an organization below the limit through', async () => {
+    await expect(limitWith(3, [2]).limit.check(1, 0)).resolves.toBeUndefined();
+  });
+
+  it('answers 429 queue full with Retry-After at the limit', async () => {
+    await expect(limitWith(3, [3]).limit.check(1, 0)).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
+  });
+
+  it('trusts a count for a second, raised by what this instance added', async () => {
+    const { limit, countPending } = limitWith(100, [10]);
+    await limit.check(1, 0);
+    limit.added(1, 5);
+    await limit.check(1, 500);
+    expect(countPending).toHaveBeenCalledTimes(1);
+  });
+
+  it('counts again after a second', async () => {
+    const { limit, countPending } = limitWith(100, [10, 10]);
+    await limit.check(1, 0);
+    await limit.check(1, 1001);
+    expect(countPending).toHaveBeenCalledTimes(2);
+  });
+
+  it('refuses only after a fresh count: deliveries that left pending meanwhile make room', async () => {
+    const { limit, countPending } = limitWith(3, [2, 0]);
+    await limit.check(1, 0);
+    limit.added(1, 1);
+    await expect(limit.check(1, 10)).resolves.toBeUndefined();
+    expect(countPending).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps each organization’s count apart', async () => {
+    const { limit } = limitWith(3, [3, 0]);
+    await expect(limit.check(1, 0)).rejects.toMatchObject({ code: 'queue full' });
+    await expect(limit.check(2, 0)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../../common/domain-error';
+import { AppConfig } from '../../config/app-config';
+import { EventsRepository } from './events.repository';
+
+/** A count is trusted this long; past it, counted again. */
+const COUNT_TTL_MS = 1000;
+/** docs/api.md 10.10: when to try again after 429 queue full. */
+export const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
+const MAX_TRACKED = 10_000;
+
+/**
+ * Backpressure (docs/api.md 10.10): an organization with DELIVERY_PENDING_PER_ORG_MAX pending
+ * deliveries gets 429 `queue full` from `POST /events`, and nothing is stored. Counting an
+ * organization's pending deliveries on every event would cost ingest a range scan as long as
+ * the backlog, so a count is kept for a second and raised by the deliveries this instance adds
+ * meanwhile (an estimate never below the truth for one instance: deliveries only leave
+ * `pending` otherwise). An organization is refused only after a fresh count says it is full;
+ * with several instances, each may add a second's worth of the others' events beyond the limit.
+ */
+@Injectable()
+export class PendingLimit {
+  private readonly max: number;
+  private readonly counts = new Map<number, { pending: number; countedAt: number }>();
+
+  constructor(
+    private readonly events: EventsRepository,
+    config: AppConfig,
+  ) {
+    this.max = config.delivery.pendingPerOrgMax;
+  }
+
+  /** 429 queue full when the organization's pending deliveries are at the limit. */
+  async check(organizationId: number, now = Date.now()): Promise<void> {
+    let known = this.counts.get(organizationId);
+    if (known === undefined || now - known.countedAt > COUNT_TTL_MS || known.pending >= this.max) {
+      known = { pending: await this.events.countPending(organizationId), countedAt: now };
+      if (this.counts.size >= MAX_TRACKED) this.counts.clear();
+      this.counts.set(organizationId, known);
+    }
+    if (known.pending >= this.max) throw Errors.queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+  }
+
+  /** This instance added `deliveries` pending deliveries for the organization. */
+  added(organizationId: number, deliveries: number): void {
+    const known = this.counts.get(organizationId);
+    if (known !== undefined) known.pending += deliveries;
+  }
+}

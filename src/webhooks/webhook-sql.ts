@@ -1,0 +1,61 @@
+import type { SealedSecret } from '../crypto/secret-box';
+import { dateOf } from '../database/sql-dialect';
+import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
+
+/*
+ * The webhook tables as the delivery feature's SQL may use them. The webhooks feature owns
+ * every column name of `webhooks` and `webhook_sources`: delivery's statements (the fan-out of
+ * an event, the dispatcher's scan and claim) join them through these fragments, in one
+ * statement, instead of asking a repository for them row by row on a hot path.
+ */
+export const WebhookSql = {
+  /** A FROM clause: every webhook `w` with its organization's source `s`. */
+  withSource: 'webhook_sources s JOIN webhooks w ON w.source_id = s.id',
+  /** Joins the webhook `w` (and its source `s`) a column names, when it still exists. */
+  joinedOn: (webhookIdColumn: string) => `LEFT JOIN webhooks w ON w.id = ${webhookIdColumn} LEFT JOIN webhook_sources s ON s.id = w.source_id`,
+  id: 'w.id',
+  organization: 's.organization_id',
+  enabled: 'w.disabled_at IS NULL',
+  rateLimit: 'w.rate_limit',
+  /** What an attempt needs of its webhook, read back by `targetOfRow`. */
+  targetColumns: [
+    'w.name AS w_name',
+    'w.url AS w_url',
+    ...Object.values(EVENT_URL_COLUMNS).map((column) => `w.${column} AS w_${column}`),
+    'w.secret AS w_secret',
+    'w.secret_key_id AS w_secret_key_id',
+    'w.previous_secret AS w_previous_secret',
+    'w.previous_secret_key_id AS w_previous_secret_key_id',
+    'w.previous_secret_expires_at AS w_previous_secret_expires_at',
+    'w.disabled_at AS w_disabled_at',
+  ].join(', '),
+} as const;
+
+/** Where and how an attempt goes: the webhook as stored at the time of the attempt (docs/api.md 10.2). */
+export interface WebhookTarget {
+  readonly name: string;
+  /** The URL for the event's type: its per-event URL when set, else `url`. */
+  readonly url: string;
+  readonly secret: SealedSecret;
+  /** A rotated-out secret that still signs until `expiresAt` (docs/api.md 10.7). */
+  readonly previous?: { readonly secret: SealedSecret; readonly expiresAt: Date };
+  readonly disabled: boolean;
+}
+
+/** The target of `WebhookSql.targetColumns` for an event type; undefined when the webhook is gone. */
+export function targetOfRow(row: Readonly<Record<string, unknown>>, eventType: string): WebhookTarget | undefined {
+  if (row.w_name === null || row.w_name === undefined) return undefined;
+  const column = EVENT_URL_COLUMNS[eventType as keyof typeof EVENT_URL_COLUMNS] as string | undefined;
+  const url = (column === undefined ? null : (row[`w_${column}`] as string | null)) ?? String(row.w_url);
+  const previousExpiresAt = row.w_previous_secret_expires_at as Date | string | null;
+  return {
+    name: String(row.w_name),
+    url,
+    secret: { ciphertext: String(row.w_secret), keyId: String(row.w_secret_key_id) },
+    previous:
+      row.w_previous_secret === null || previousExpiresAt === null
+        ? undefined
+        : { secret: { ciphertext: String(row.w_previous_secret), keyId: String(row.w_previous_secret_key_id) }, expiresAt: dateOf(previousExpiresAt) },
+    disabled: row.w_disabled_at !== null,
+  };
+}
