@@ -6,18 +6,18 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
 COPY src ./src
-# tsc, then the bundle (dist/main.js, dist/cli.js); then only the runtime dependencies stay
-RUN npm run build && npm prune --omit=dev
+# tsc, then the bundle (dist/main.js, dist/cli.js); then /app/runtime: the bundle and only the
+# packages it loads from node_modules (dist/runtime-packages.json, with their dependencies)
+RUN npm run build && node scripts/runtime-files.mjs --assemble /app/runtime
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# test/runtime-image.e2e-spec.ts runs the server and the CLI from the same files
+COPY --from=build /app/runtime ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
+import swaggerUiAssets from 'swagger-ui-dist/absolute-path.js';
 import type { Logger } from 'pino';
 import { AppConfig } from './config/app-config';
 import { GracefulShutdown } from './http/graceful-shutdown';
@@ -43,5 +44,10 @@ function setUpOpenApi(app: NestExpressApplication): void {
       WALLET_SCHEME,
     )
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, description), { jsonDocumentUrl: 'docs/openapi.json' });
+  // Swagger UI's assets named here, not left to @nestjs/swagger's createRequire that the bundler
+  // cannot see: swagger-ui-dist is then among the image's runtime packages (scripts/build.mjs).
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, description), {
+    jsonDocumentUrl: 'docs/openapi.json',
+    customSwaggerUiPath: swaggerUiAssets(),
+  });
 }

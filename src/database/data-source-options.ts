@@ -36,3 +36,13 @@ export function dataSourceOptions(database: DatabaseConfig, secrets: SecretBox):
     connectTimeout: database.connectTimeoutMs,
   };
 }
+
+/**
+ * The driver module of the configured store, handed to TypeORM (`driver`) rather than left to
+ * it: TypeORM requires it by name at run time, out of the bundler's sight, so that the bundle
+ * would lack mysql2 and the image's runtime packages better-sqlite3 (scripts/build.mjs). Each
+ * store loads only its own.
+ */
+export async function driverModule(database: DatabaseConfig): Promise<unknown> {
+  return database.type === 'sqlite' ? (await import('better-sqlite3')).default : (await import('mysql2')).default;
+}

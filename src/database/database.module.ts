@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { makePrivateDirectory } from '../common/private-directory';
 import { Database } from './database';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, driverModule } from './data-source-options';
 import { Migrator } from './migrator';
 
 @Global()
@@ -13,10 +13,10 @@ import { Migrator } from './migrator';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig, SecretBox],
-      useFactory: (config: AppConfig, secrets: SecretBox) => {
+      useFactory: async (config: AppConfig, secrets: SecretBox) => {
         // The SQLite file's directory is private, like the key file's (data/ by default).
         if (config.database.type === 'sqlite' && config.database.path !== ':memory:') makePrivateDirectory(dirname(config.database.path));
-        return { ...dataSourceOptions(config.database, secrets), autoLoadEntities: true, retryAttempts: 0 };
+        return { ...dataSourceOptions(config.database, secrets), driver: await driverModule(config.database), autoLoadEntities: true, retryAttempts: 0 };
       },
     }),
   ],
