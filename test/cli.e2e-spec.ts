@@ -112,9 +112,9 @@ describeEachDatabase('operator CLI', (kind) => {
   });
 
   describe('commands', () => {
-    it('platform-key create prints {"id","token"}, and revoke --token - takes it from standard input', async () => {
+    it('platform-key create prints {"id","token","organizations","expiresAt"}, and revoke --token - takes it from standard input', async () => {
       const created = succeeded(await cli('platform-key', 'create', '--name', 'platform'));
-      expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN) });
+      expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN), organizations: null, expiresAt: null });
       expect(succeeded(await runCli(['platform-key', 'revoke', '--token', '-'], env, undefined, `${created.token as string}\n`))).toEqual({ revoked: true });
       expect(failed(await cli('platform-key', 'revoke', '--token', unknownToken())).code).toBe('not found');
     });
