@@ -112,11 +112,44 @@ describeEachDatabase('operator CLI', (kind) => {
   });
 
   describe('commands', () => {
-    it('platform-key create prints {"id","token"}, and revoke --token - takes it from standard input', async () => {
+    it('platform-key create prints {"id","token","organizations","expiresAt"}, and revoke --token - takes it from standard input', async () => {
       const created = succeeded(await cli('platform-key', 'create', '--name', 'platform'));
-      expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN) });
+      expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN), organizations: null, expiresAt: null });
       expect(succeeded(await runCli(['platform-key', 'revoke', '--token', '-'], env, undefined, `${created.token as string}\n`))).toEqual({ revoked: true });
       expect(failed(await cli('platform-key', 'revoke', '--token', unknownToken())).code).toBe('not found');
+    });
+
+    it('platform-key create --org --expires-in, revoke --id, list (never a token) and audit list', async () => {
+      const before = Date.now();
+      const [created, unknownOrg, unknownId] = await Promise.all([
+        cli('platform-key', 'create', '--name', 'billing', '--org', `${otherOrgId},${orgId}`, '--expires-in', '30'),
+        cli('platform-key', 'create', '--name', 'nowhere', '--org', `${orgId},999999`),
+        cli('platform-key', 'revoke', '--id', '999999'),
+      ]);
+      const key = succeeded(created);
+      const scope = [orgId, otherOrgId].sort((a, b) => a - b);
+      expect(key).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN), organizations: scope, expiresAt: expect.stringMatching(ISO_8601) });
+      expect(Date.parse(key.expiresAt as string)).toBeGreaterThanOrEqual(before + 30 * 24 * 3600 * 1000 - MINUTE_MS);
+      expect(Date.parse(key.expiresAt as string)).toBeLessThanOrEqual(Date.now() + 30 * 24 * 3600 * 1000 + MINUTE_MS);
+      expect(failed(unknownOrg)).toEqual({ code: 'not found', message: 'no organization 999999' });
+      expect(failed(unknownId).code).toBe('not found');
+
+      expect(succeeded(await cli('platform-key', 'revoke', '--id', String(key.id)))).toEqual({ revoked: true });
+      const [list, audit] = await Promise.all([cli('platform-key', 'list'), cli('audit', 'list', '--limit', '2')]);
+      expect(list.stdout).not.toContain(key.token as string);
+      const { keys } = succeeded(list) as { keys: Record<string, unknown>[] };
+      expect(keys.find((listed) => listed.id === key.id)).toEqual({
+        id: key.id,
+        name: 'billing',
+        organizations: scope,
+        createdAt: expect.stringMatching(ISO_8601),
+        lastUsedAt: null,
+        expiresAt: key.expiresAt,
+        revokedAt: expect.stringMatching(ISO_8601),
+      });
+      for (const listed of keys) expect(Object.keys(listed).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'organizations', 'revokedAt']);
+      const entry = (action: string) => ({ id: expect.any(Number), at: expect.stringMatching(ISO_8601), action, platformKey: { id: key.id, name: 'billing' }, organizations: scope });
+      expect(succeeded(audit)).toEqual({ entries: [entry('platform_key.revoked'), entry('platform_key.created')] });
     });
 
     it('event send prints {"id","deliveries"} and answers a repeated --idempotency-key with the same event', async () => {
@@ -264,6 +297,25 @@ describeEachDatabase('operator CLI', (kind) => {
       expect(revoked.status).toBe(401);
       expect(await revoked.json()).toEqual({ code: 'unauthorized' });
     });
+
+    it('a key created with --org sends events for its organization only, and platform-key list shows its last use', async () => {
+      const key = succeeded(await cli('platform-key', 'create', '--name', 'scoped', '--org', String(orgId)));
+      const send = (organization: number) =>
+        fetch(`${base}/api/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.token as string}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'user.updated', organization, data: {} }),
+        });
+      const before = Date.now();
+      const refused = await send(otherOrgId);
+      expect({ status: refused.status, body: await refused.json() }).toEqual({ status: 403, body: { code: 'forbidden' } });
+      expect((await send(orgId)).status).toBe(202);
+
+      const { keys } = succeeded(await cli('platform-key', 'list')) as { keys: { id: number; lastUsedAt: string | null }[] };
+      const lastUsedAt = keys.find((listed) => listed.id === key.id)?.lastUsedAt;
+      expect(lastUsedAt).toEqual(expect.stringMatching(ISO_8601));
+      expect(Date.parse(lastUsedAt!)).toBeGreaterThanOrEqual(before - 1000);
+    });
   });
 });
 
@@ -301,6 +353,9 @@ describe('operator CLI: command-line errors', () => {
       { title: '--ttl -5', args: () => ['session', 'create', '--user', String(userId), '--ttl', '-5'] },
       { title: '--ttl 0', args: () => ['session', 'create', '--user', String(userId), '--ttl', '0'] },
       { title: '--email nope', args: () => ['user', 'create', '--email', 'nope'] },
+      { title: 'platform-key revoke with both --id and --token', args: () => ['platform-key', 'revoke', '--id', '1', '--token', unknownToken()] },
+      { title: 'platform-key revoke with neither --id nor --token', args: () => ['platform-key', 'revoke'] },
+      { title: 'platform-key create --expires-in 0', args: () => ['platform-key', 'create', '--name', 'k', '--expires-in', '0'] },
     ])('$title', async ({ args }) => {
       failed(await runCli(args(), env));
     });

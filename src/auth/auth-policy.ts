@@ -28,12 +28,14 @@ export interface WalletCaller {
   readonly userId: number;
 }
 
-/** The internal platform API, sending events for any organization (docs/api.md 10.1). */
+/** The internal platform API, sending events (docs/api.md 10.1). */
 export interface PlatformCaller {
   readonly kind: 'platform';
   /** Identifies the key without being it (its hash): for rate limits. */
   readonly tokenKey: string;
   readonly keyId: number;
+  /** The organizations the key may send events for; null: every organization. */
+  readonly organizations: readonly number[] | null;
 }
 
 export type Caller = SessionCaller | WalletCaller | PlatformCaller;

@@ -14,7 +14,7 @@ import { MemoryThrottlerStorage } from '../rate-limit/memory-throttler.storage';
 const ALLOWED_ORIGIN = 'https://console.example.com';
 const SESSION_CALLER: SessionCaller = { kind: 'session', sessionKey: 'k', userId: 5, organizationId: 7, role: 'owner' };
 const WALLET_CALLER: WalletCaller = { kind: 'wallet-extension', tokenKey: 'w', userId: 9 };
-const PLATFORM_CALLER: PlatformCaller = { kind: 'platform', tokenKey: 'p', keyId: 3 };
+const PLATFORM_CALLER: PlatformCaller = { kind: 'platform', tokenKey: 'p', keyId: 3, organizations: null };
 const LIMITS = { keyPrefix: 'test', windowMs: 60_000, authFailuresPerAddress: 3, perWalletToken: 2, perPlatformKey: 2 };
 const ADDRESS = '203.0.113.5';
 

@@ -5,9 +5,10 @@ import { IdentityModule } from '../identity/identity.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator';
+import { PlatformKeyUses } from './platform-key-uses';
 
 @Module({
   imports: [IdentityModule, RateLimitModule],
-  providers: [Authenticator, RouteMetadataReflector, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [Authenticator, PlatformKeyUses, RouteMetadataReflector, { provide: APP_GUARD, useClass: AuthGuard }],
 })
 export class AuthModule {}

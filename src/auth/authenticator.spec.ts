@@ -5,19 +5,29 @@ import { describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../common/testing/domain-errors';
 import type { Role } from '../identity/entities/member.entity';
 import type { IdentityRepository, SessionGrant } from '../identity/identity.repository';
+import type { LivePlatformKey } from '../identity/platform-key.model';
+import type { PlatformKeysRepository } from '../identity/platform-keys.repository';
 import { Authenticator } from './authenticator';
+import type { PlatformKeyUses } from './platform-key-uses';
 
 const TOKEN = 'Abcdefghijklmnopqrstuvwxyz0123456789-_ABCDE';
 const TOKEN_HASH = createHash('sha256').update(TOKEN).digest('hex');
 const SESSION = { cookie: `theme=dark; __Secure-auth.session_token=${TOKEN}` };
 const WRITERS: readonly Role[] = ['owner', 'admin'];
 
-function authenticatorWith(grants: SessionGrant[] = [], walletUser?: number) {
+function authenticatorWith(grants: SessionGrant[] = [], walletUser?: number, platformKey?: LivePlatformKey) {
   const repository = {
     findSessionGrants: vi.fn(async (_hash: string) => grants),
     findAccessTokenUser: vi.fn(async (_hash: string, _kind: string) => walletUser),
   };
-  return { repository, authenticator: new Authenticator(repository as unknown as IdentityRepository) };
+  const platformKeys = { findLive: vi.fn(async (_hash: string) => platformKey) };
+  const uses = { note: vi.fn((_id: number, _lastUsedAt: Date | null) => undefined) };
+  const authenticator = new Authenticator(
+    repository as unknown as IdentityRepository,
+    platformKeys as unknown as PlatformKeysRepository,
+    uses as unknown as PlatformKeyUses,
+  );
+  return { repository, platformKeys, uses, authenticator };
 }
 
 const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized' } };
@@ -134,5 +144,43 @@ describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () 
     expect(await rejectionOf(authenticator.walletExtension(requestWith(headers)))).toEqual(UNAUTHORIZED);
     expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
     expect(repository.findSessionGrants).not.toHaveBeenCalled();
+  });
+});
+
+describe('Authenticator.platform (docs/api.md 10.1)', () => {
+  const LAST_USED = new Date('2026-01-02T03:04:05.000Z');
+
+  it('returns the platform caller with the organizations of the key', async () => {
+    const { authenticator } = authenticatorWith([], undefined, { id: 3, organizations: [4, 9], lastUsedAt: null });
+    expect(await authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({
+      kind: 'platform',
+      tokenKey: TOKEN_HASH,
+      keyId: 3,
+      organizations: [4, 9],
+    });
+  });
+
+  it('returns organizations null for a key of every organization', async () => {
+    const { authenticator } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: null });
+    expect((await authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}` }))).organizations).toBeNull();
+  });
+
+  it('asks for a live key by the hash of the token, and notes its use with the stored last use', async () => {
+    const { authenticator, platformKeys, uses } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: LAST_USED });
+    await authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}` }));
+    expect(platformKeys.findLive.mock.calls).toEqual([[TOKEN_HASH]]);
+    expect(uses.note.mock.calls).toEqual([[3, LAST_USED]]);
+  });
+
+  it('answers 401 unauthorized for a token that is no live key (unknown, revoked or expired), noting no use', async () => {
+    const { authenticator, uses } = authenticatorWith([], undefined, undefined);
+    expect(await rejectionOf(authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}` })))).toEqual(UNAUTHORIZED);
+    expect(uses.note).not.toHaveBeenCalled();
+  });
+
+  it('answers 401 unauthorized without a lookup for a cookie beside the bearer', async () => {
+    const { authenticator, platformKeys } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: null });
+    expect(await rejectionOf(authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}`, cookie: 'a=b' })))).toEqual(UNAUTHORIZED);
+    expect(platformKeys.findLive).not.toHaveBeenCalled();
   });
 });

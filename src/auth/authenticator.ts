@@ -4,13 +4,19 @@ import { hashToken } from '../crypto/opaque-token';
 import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
 import { IdentityRepository } from '../identity/identity.repository';
+import { PlatformKeysRepository } from '../identity/platform-keys.repository';
 import type { PlatformCaller, SessionCaller, WalletCaller } from './auth-policy';
 import { CredentialSource, sessionTokenOf, bearerTokenOf } from './credentials';
+import { PlatformKeyUses } from './platform-key-uses';
 
 /** Turns request credentials into a caller, or the error docs/api.md 4 gives, in docs/api.md 4's order. */
 @Injectable()
 export class Authenticator {
-  constructor(private readonly identities: IdentityRepository) {}
+  constructor(
+    private readonly identities: IdentityRepository,
+    private readonly platformKeys: PlatformKeysRepository,
+    private readonly platformKeyUses: PlatformKeyUses,
+  ) {}
 
   /** 401 no live session; 403 no single organization to act in; 403 role not allowed. */
   async session(headers: IncomingHttpHeaders, roles: readonly Role[]): Promise<SessionCaller> {
@@ -35,13 +41,17 @@ export class Authenticator {
     return { kind: 'wallet-extension', tokenKey, userId };
   }
 
-  /** 401 unless a live platform key is the only credential (the same bearer rules). */
+  /**
+   * 401 unless a live (unrevoked, unexpired) platform key is the only credential (the same
+   * bearer rules); the caller carries the key's organizations, and the use is noted.
+   */
   async platform(request: CredentialSource): Promise<PlatformCaller> {
     const token = bearerTokenOf(request);
     if (token === undefined) throw Errors.unauthorized();
     const tokenKey = hashToken(token);
-    const keyId = await this.identities.findPlatformKey(tokenKey);
-    if (keyId === undefined) throw Errors.unauthorized();
-    return { kind: 'platform', tokenKey, keyId };
+    const key = await this.platformKeys.findLive(tokenKey);
+    if (key === undefined) throw Errors.unauthorized();
+    this.platformKeyUses.note(key.id, key.lastUsedAt);
+    return { kind: 'platform', tokenKey, keyId: key.id, organizations: key.organizations };
   }
 }

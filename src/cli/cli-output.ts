@@ -28,6 +28,25 @@ export function parseId(value: string): number {
   return Number(value);
 }
 
+/** A comma-separated list of ids (`1,2,5`): each a positive integer id, repeats dropped, in the order given. */
+export function parseIdList(value: string): number[] {
+  const ids = value.split(',').map((part) => part.trim());
+  if (ids.some((part) => part === '')) throw new InvalidArgumentError('must be ids separated by commas');
+  return [...new Set(ids.map(parseId))];
+}
+
+/** Whole days, 1 to 36500 (a hundred years keeps every date inside the datetime columns). */
+export function parseDays(value: string): number {
+  if (!/^[1-9]\d{0,4}$/.test(value) || Number(value) > 36_500) throw new InvalidArgumentError('must be a whole number of days from 1 to 36500');
+  return Number(value);
+}
+
+/** A whole number from 1 to `max` (how many entries to print). */
+export function parseLimit(value: string, max: number): number {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > max) throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
+  return Number(value);
+}
+
 export function parseSeconds(value: string): number {
   if (!/^[1-9]\d{0,9}$/.test(value)) throw new InvalidArgumentError('must be a positive whole number of seconds');
   return Number(value);

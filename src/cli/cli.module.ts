@@ -9,8 +9,9 @@ import { DeliveryModule } from '../delivery/delivery.module';
 import { IdentityModule } from '../identity/identity.module';
 import { LoggingModule } from '../logging/logging.module';
 import { createPino } from '../logging/pino.provider';
+import { AuditCommand, AuditListCommand } from './commands/audit.command';
 import { EventCommand, EventSendCommand } from './commands/event.command';
-import { PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyRevokeCommand } from './commands/platform-key.command';
+import { PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand } from './commands/platform-key.command';
 import { CardCommand, CardCreateCommand, CardSetStatusCommand } from './commands/card.command';
 import { IssuerCommand, IssuerCreateCommand } from './commands/issuer.command';
 import { MemberAddCommand, MemberCommand } from './commands/member.command';
@@ -45,8 +46,9 @@ export class CliModule {
         IssuerCommand, IssuerCreateCommand,
         CardCommand, CardCreateCommand, CardSetStatusCommand,
         WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand,
-        PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyRevokeCommand,
+        PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand,
         EventCommand, EventSendCommand,
+        AuditCommand, AuditListCommand,
       ],
     };
   }

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'no organization'
   | 'no permission'
   | 'forbidden origin'
+  | 'forbidden'
   | 'no issuer'
   | 'not found'
   | 'no card'
@@ -59,6 +60,8 @@ export const Errors = {
   noOrganization: () => new DomainError(403, 'no organization'),
   noPermission: () => new DomainError(403, 'no permission'),
   forbiddenOrigin: () => new DomainError(403, 'forbidden origin'),
+  /** A platform key restricted to other organizations than the one named (docs/api.md 10.1). */
+  forbidden: () => new DomainError(403, 'forbidden'),
   noIssuer: () => new DomainError(403, 'no issuer'),
   notFound: (what?: string) => new DomainError(404, 'not found', what === undefined ? undefined : [what]),
   noCard: () => new DomainError(404, 'no card'),

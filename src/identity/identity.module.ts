@@ -3,15 +3,30 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { MemberEntity } from './entities/member.entity';
 import { OrganizationEntity } from './entities/organization.entity';
+import { OperatorAuditEntryEntity } from './entities/operator-audit-entry.entity';
+import { PlatformKeyOrganizationEntity } from './entities/platform-key-organization.entity';
 import { PlatformKeyEntity } from './entities/platform-key.entity';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService } from './identity.service';
+import { OperatorAuditRepository } from './operator-audit.repository';
+import { PlatformKeysRepository } from './platform-keys.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity, UserEntity, MemberEntity, SessionEntity, AccessTokenEntity, PlatformKeyEntity])],
-  providers: [IdentityRepository, IdentityService],
-  exports: [IdentityRepository, IdentityService],
+  imports: [
+    TypeOrmModule.forFeature([
+      OrganizationEntity,
+      UserEntity,
+      MemberEntity,
+      SessionEntity,
+      AccessTokenEntity,
+      PlatformKeyEntity,
+      PlatformKeyOrganizationEntity,
+      OperatorAuditEntryEntity,
+    ]),
+  ],
+  providers: [IdentityRepository, PlatformKeysRepository, OperatorAuditRepository, IdentityService],
+  exports: [IdentityRepository, PlatformKeysRepository, IdentityService],
 })
 export class IdentityModule {}

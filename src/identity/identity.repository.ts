@@ -27,7 +27,7 @@ export interface NewAccessToken {
   readonly expiresAt: Date;
 }
 
-/** Organizations, users, memberships, sessions, access tokens and platform keys. Tokens appear only hashed. */
+/** Organizations, users, memberships, sessions and access tokens (platform keys: PlatformKeysRepository). Tokens appear only hashed. */
 @Injectable()
 export class IdentityRepository {
   constructor(private readonly db: Database) {}
@@ -58,23 +58,6 @@ export class IdentityRepository {
       [tokenHash, kind],
     );
     return row?.userId;
-  }
-
-  /** The id of a live (unrevoked) platform key. */
-  async findPlatformKey(tokenHash: string): Promise<number | undefined> {
-    const [row] = await this.db.select<{ id: number }>('SELECT id FROM platform_keys WHERE token_hash = ? AND revoked_at IS NULL', [tokenHash]);
-    return row?.id;
-  }
-
-  createPlatformKey(name: string, tokenHash: string): Promise<number> {
-    return this.db.insert('INSERT INTO platform_keys (name, token_hash) VALUES (?, ?)', [name, tokenHash]);
-  }
-
-  /** False when no platform key has this hash. Revoking twice is not an error. */
-  async revokePlatformKey(tokenHash: string, at: Date): Promise<boolean> {
-    if (!(await this.exists('SELECT 1 AS one FROM platform_keys WHERE token_hash = ?', [tokenHash]))) return false;
-    await this.db.execute('UPDATE platform_keys SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL', [sqlTimestamp(at), tokenHash]);
-    return true;
   }
 
   createOrganization(name: string): Promise<number> {

@@ -4,11 +4,31 @@ import { isUniqueViolation } from '../database/database-errors';
 import { hashToken, newOpaqueToken } from '../crypto/opaque-token';
 import { Role } from './entities/member.entity';
 import { IdentityRepository } from './identity.repository';
+import { OperatorAuditRepository, OperatorAuditView } from './operator-audit.repository';
+import type { PlatformKeyView } from './platform-key.model';
+import { PlatformKeysRepository } from './platform-keys.repository';
 
 export interface IssuedToken {
   token: string;
   expiresAt: Date;
 }
+
+export interface PlatformKeyOptions {
+  /** Restricts the key to these organizations, each of which must exist; absent: every organization. */
+  readonly organizations?: readonly number[];
+  /** Whole days until the key expires; absent: it never does. */
+  readonly expiresInDays?: number;
+}
+
+export interface IssuedPlatformKey {
+  id: number;
+  token: string;
+  organizations: number[] | null;
+  expiresAt: Date | null;
+}
+
+/** A key for more organizations is better left unrestricted: authentication reads the list on every request. */
+export const MAX_PLATFORM_KEY_ORGANIZATIONS = 100;
 
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_WALLET_TOKEN_TTL_SECONDS = 3600;
@@ -16,7 +36,11 @@ export const DEFAULT_WALLET_TOKEN_TTL_SECONDS = 3600;
 /** The operator's side of identity (docs/api.md 8): who exists, who belongs where, who holds a token. */
 @Injectable()
 export class IdentityService {
-  constructor(private readonly identities: IdentityRepository) {}
+  constructor(
+    private readonly identities: IdentityRepository,
+    private readonly platformKeys: PlatformKeysRepository,
+    private readonly operatorAuditEntries: OperatorAuditRepository,
+  ) {}
 
   createOrganization(name: string): Promise<number> {
     return this.identities.createOrganization(name);
@@ -65,13 +89,39 @@ export class IdentityService {
     }
   }
 
-  async createPlatformKey(name: string): Promise<{ id: number; token: string }> {
+  /**
+   * A new platform key (docs/api.md 3, 8); its token is shown this once. Without options it
+   * sends events for every organization and never expires, as docs/api.md 3 has it.
+   */
+  async createPlatformKey(name: string, { organizations, expiresInDays }: PlatformKeyOptions = {}): Promise<IssuedPlatformKey> {
+    const scope = organizations === undefined ? null : [...new Set(organizations)].sort((a, b) => a - b);
+    if (scope !== null && (scope.length === 0 || scope.length > MAX_PLATFORM_KEY_ORGANIZATIONS)) {
+      throw Errors.invalid(`a platform key names 1 to ${MAX_PLATFORM_KEY_ORGANIZATIONS} organizations`);
+    }
+    const createdAt = new Date();
+    // Milliseconds dropped: the stored expiry and the printed one are the same instant.
+    const expiresAt = expiresInDays === undefined ? null : new Date(Math.floor(createdAt.getTime() / 1000 + expiresInDays * 86_400) * 1000);
     const token = newOpaqueToken();
-    return { id: await this.identities.createPlatformKey(name, hashToken(token)), token };
+    const created = await this.platformKeys.create({ name, tokenHash: hashToken(token), organizations: scope, expiresAt, createdAt });
+    if ('missingOrganizations' in created) throw Errors.notFound(`no organization ${created.missingOrganizations.join(', ')}`);
+    return { id: created.id, token, organizations: scope, expiresAt };
   }
 
-  async revokePlatformKey(token: string): Promise<void> {
-    if (!(await this.identities.revokePlatformKey(hashToken(token), new Date()))) throw Errors.notFound('no such platform key');
+  listPlatformKeys(): Promise<PlatformKeyView[]> {
+    return this.platformKeys.list();
+  }
+
+  /** Revokes the key this token is, or the key with this id. */
+  async revokePlatformKey(key: string | { id: number }): Promise<void> {
+    const ref = typeof key === 'string' ? { tokenHash: hashToken(key) } : key;
+    if (!(await this.platformKeys.revoke(ref, new Date()))) {
+      throw Errors.notFound(typeof key === 'string' ? 'no such platform key' : `no platform key ${key.id}`);
+    }
+  }
+
+  /** The operator audit trail (platform keys created and revoked), newest first. */
+  operatorAudit(limit: number): Promise<OperatorAuditView[]> {
+    return this.operatorAuditEntries.newest(limit);
   }
 
   /** 404 not found unless the organization exists (event ingest names it). */

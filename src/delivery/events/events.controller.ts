@@ -1,6 +1,8 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PlatformApi } from '../../auth/auth.decorators';
+import { Caller, PlatformApi } from '../../auth/auth.decorators';
+import type { PlatformCaller } from '../../auth/auth-policy';
+import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
 import { EventBodyPipe, idempotencyKeyOf, IncomingEvent } from './event-body.pipe';
@@ -20,12 +22,15 @@ export class EventsController {
   @ApiAcceptedResponse({ type: AcceptedEventDto })
   @ApiErrorResponses({
     400: ['bad request'],
+    403: ['forbidden'],
     404: ['not found'],
     409: ['idempotency conflict'],
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  accept(@Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEvent> {
-    return this.ingest.accept(event, idempotencyKeyOf(idempotencyKey));
+  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEvent> {
+    const key = idempotencyKeyOf(idempotencyKey);
+    refuseOrganizationOutsideKey(caller, event.organization);
+    return this.ingest.accept(event, key);
   }
 }

@@ -5,6 +5,15 @@ import { EventDelivery1795700000000 } from './1795700000000-event-delivery';
 import { PreviousSigningSecret1795800000000 } from './1795800000000-previous-signing-secret';
 import { AuditTrail1795900000000 } from './1795900000000-audit-trail';
 import { FairDelivery1796000000000 } from './1796000000000-fair-delivery';
+import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-scopes';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
-export const mysqlMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets), EventDelivery1795700000000, PreviousSigningSecret1795800000000, AuditTrail1795900000000, FairDelivery1796000000000];
+export const mysqlMigrations = (secrets: SecretBox) => [
+  InitialSchema1795342000000,
+  bindSealedSecrets(secrets),
+  EventDelivery1795700000000,
+  PreviousSigningSecret1795800000000,
+  AuditTrail1795900000000,
+  FairDelivery1796000000000,
+  PlatformKeyScopes1796100000000,
+];

@@ -1,0 +1,11 @@
+import { Errors } from '../common/domain-error';
+import type { PlatformCaller } from './auth-policy';
+
+/**
+ * docs/api.md 10.1: a key restricted to some organizations sends events for those only; any
+ * other is 403 forbidden. Called once the body is valid (its 400 comes first) and before the
+ * organization is looked up (so a key learns nothing of organizations outside its list).
+ */
+export function refuseOrganizationOutsideKey(caller: PlatformCaller, organizationId: number): void {
+  if (caller.organizations !== null && !caller.organizations.includes(organizationId)) throw Errors.forbidden();
+}
