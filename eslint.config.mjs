@@ -15,4 +15,6 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  // CommonJS files (a test preload, `node --require`): require is how they import.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

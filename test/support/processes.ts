@@ -5,6 +5,8 @@ export const DIST = join(__dirname, '..', '..', 'dist');
 
 export interface CliResult {
   code: number;
+  /** The signal that ended it, if one did. */
+  signal: string | null;
   stdout: string;
   stderr: string;
 }
@@ -13,7 +15,8 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string>, cwd?: string, input = ''): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [join(DIST, 'cli.js'), ...args], { env: { PATH: process.env.PATH, ...env }, cwd }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      const failure = error as { code?: number; signal?: string | null } | null;
+      resolve({ code: failure ? Number(failure.code ?? 1) : 0, signal: failure?.signal ?? null, stdout, stderr });
     });
     child.stdin!.end(input);
   });

@@ -25,6 +25,8 @@ export interface WebhookReceiver {
   readonly received: ReceivedRequest[];
   /** Requests to `path` answer this way from now on (default: 200). */
   on(path: string, behaviour: Behaviour): void;
+  /** The most requests to `path` that were waiting for their answer at once. */
+  peakInFlight(path: string): number;
   /** Waits until `count` requests to `path` have arrived (or throws after `timeoutMs`). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -35,6 +37,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const behaviours = new Map<string, Behaviour>();
   const received: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
+  const inFlight = new Map<string, number>();
+  const peaks = new Map<string, number>();
   const server: Server = createServer({ key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -44,6 +48,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
       received.push({ method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       for (const waiter of waiters) waiter();
+      inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
+      peaks.set(path, Math.max(peaks.get(path) ?? 0, inFlight.get(path)!));
+      res.on('close', () => inFlight.set(path, inFlight.get(path)! - 1));
       const behaviour = behaviours.get(path) ?? { status: 200 };
       if (behaviour === 'hang') return;
       if (behaviour === 'reset') return req.socket.destroy();
@@ -60,6 +67,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port: (server.address() as AddressInfo).port,
     received,
     on: (path, behaviour) => behaviours.set(path, behaviour),
+    peakInFlight: (path) => peaks.get(path) ?? 0,
     waitFor: (path, count, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const matching = () => received.filter((request) => request.path === path);

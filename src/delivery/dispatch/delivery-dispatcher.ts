@@ -52,6 +52,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /** The breakers known not to be closed: open until then (past it, one attempt may probe). */
   private readonly breakers = new Map<number, number>();
   private adoptions: string[] = [];
+  private adoptionsExpected = 0;
   private adopting: Promise<void> = Promise.resolve();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
@@ -106,9 +107,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     return { token: this.token, leaseUntil: new Date(Date.now() + this.leaseMs) };
   }
 
-  accepted(eventId: string, _deliveries: number, handoff: Handoff | undefined): void {
+  accepted(eventId: string, deliveries: number, handoff: Handoff | undefined): void {
     if (handoff === undefined || handoff.token !== this.token) return this.wake();
     this.adoptions.push(eventId);
+    this.adoptionsExpected += deliveries;
     if (this.adoptions.length === 1) this.adopting = this.adopting.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => this.adopt());
   }
 
@@ -196,6 +198,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /** The deliveries ingest handed over: each goes out, waits for its webhook's slot, or back to the queue. */
   private async adopt(): Promise<void> {
     const eventIds = this.adoptions.splice(0);
+    const expected = this.adoptionsExpected;
+    this.adoptionsExpected = 0;
     if (eventIds.length === 0 || !this.running) return;
     let handedOver: ClaimedDelivery[];
     try {
@@ -205,6 +209,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.warn(error, 'could not read the deliveries handed over');
       return;
     }
+    // Those not handed over (a rate limit, an open breaker) are the claims' to find.
+    if (handedOver.length < expected) this.wake();
     this.take(handedOver);
   }
 
@@ -249,6 +255,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const done = this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
     this.recording.add(done);
     void done.finally(() => this.recording.delete(done));
+    // A receiver that did not answer keeps its slot until the breaker has counted it: the next attempt waits for that verdict.
+    if (outcome.error === 'timeout' || outcome.error === 'connection failed') await done;
   }
 
   /** Records the attempt with the retry policy's next step, then applies it to the endpoint's health. */
