@@ -4,6 +4,7 @@ import { InitialSchema1795342000000 } from './1795342000000-initial-schema';
 import { EventDelivery1795700000000 } from './1795700000000-event-delivery';
 import { PreviousSigningSecret1795800000000 } from './1795800000000-previous-signing-secret';
 import { AuditTrail1795900000000 } from './1795900000000-audit-trail';
+import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
-export const mysqlMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets), EventDelivery1795700000000, PreviousSigningSecret1795800000000, AuditTrail1795900000000];
+export const mysqlMigrations = (secrets: SecretBox) => [InitialSchema1795342000000, bindSealedSecrets(secrets), EventDelivery1795700000000, PreviousSigningSecret1795800000000, AuditTrail1795900000000, BinaryIdempotencyKeys1796200000000];
