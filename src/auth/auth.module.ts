@@ -8,6 +8,8 @@ import { Authenticator } from './authenticator';
 
 @Module({
   imports: [IdentityModule, RateLimitModule],
-  providers: [Authenticator, RouteMetadataReflector, { provide: APP_GUARD, useClass: AuthGuard }],
+  // The guard is also a provider of its own: authenticatedBody (app.setup.ts) admits with it.
+  providers: [Authenticator, RouteMetadataReflector, AuthGuard, { provide: APP_GUARD, useExisting: AuthGuard }],
+  exports: [AuthGuard],
 })
 export class AuthModule {}
