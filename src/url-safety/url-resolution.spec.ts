@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { HostResolver } from './host-resolver';
+import { type FamilyAnswers, HostResolver } from './host-resolver';
 import { AddressPolicy } from './public-address';
 import { type NamedUrl, type ResolutionVerdict, UrlResolution } from './url-resolution';
 
@@ -323,6 +323,33 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
     await resolution.check([{ field: 'url', hostname: 'a.example', port: 443 }]);
     await resolution.check([{ field: 'url', hostname: 'a.example', port: 443 }]);
     expect([...resolver.calls].sort()).toEqual(['A a.example', 'A a.example', 'AAAA a.example', 'AAAA a.example']);
+  });
+
+  it("asks each host through one resolveBoth: its A and AAAA are one lookup (one c-ares channel, one deadline)", async () => {
+    const lookups: string[] = [];
+    class BothOnly extends HostResolver {
+      override resolve4(): Promise<string[]> {
+        throw new Error('asked alone');
+      }
+      override resolve6(): Promise<string[]> {
+        throw new Error('asked alone');
+      }
+      override async resolveBoth(name: string): Promise<FamilyAnswers> {
+        lookups.push(name);
+        return [
+          { status: 'fulfilled', value: PUBLIC_V4 },
+          { status: 'fulfilled', value: PUBLIC_V6 },
+        ];
+      }
+    }
+    const verdict = await new UrlResolution(new BothOnly(), silent).check([
+      { field: 'url', hostname: 'a.example', port: 443 },
+      { field: 'user.updated', hostname: 'b.example', port: 443 },
+      { field: 'card.updated', hostname: 'a.example', port: 443 },
+    ]);
+    expect(verdict).toEqual(ok);
+    expect(lookups.sort()).toEqual(['a.example', 'b.example']);
+    expect(await new UrlResolution(new BothOnly(), silent).vet('c.example', 443)).toEqual({ kind: 'ok', addresses: [...PUBLIC_V4, ...PUBLIC_V6] });
   });
 
   it('asks A and AAAA of one host in parallel', async () => {

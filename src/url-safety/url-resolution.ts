@@ -74,7 +74,8 @@ export class UrlResolution {
   }
 
   private async lookup(hostname: string): Promise<Lookup> {
-    const answers = await Promise.allSettled([this.resolver.resolve4(hostname), this.resolver.resolve6(hostname)]);
+    // One lookup: A and AAAA on one c-ares channel, under one deadline (host-resolver.ts).
+    const answers = await this.resolver.resolveBoth(hostname);
     return {
       addresses: answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])),
       failures: answers.flatMap((a) => {
