@@ -12,6 +12,8 @@ import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, requireJsonBody } from './htt
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from './auth/auth-policy';
+import { AuthGuard } from './auth/auth.guard';
+import { authenticatedBody } from './auth/authenticated-body';
 
 /**
  * Everything about the HTTP application that is not a module: used by main.ts and by the e2e
@@ -26,8 +28,10 @@ export function configureApp(app: NestExpressApplication): void {
   const adapter = app.getHttpAdapter();
   if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
   app.use(inTurn(fixedHeaders(helmet()), requestLog(logger), app.get(GracefulShutdown).middleware, requireJsonBody));
-  // Events may be up to 256 KiB; the parser that reads one first leaves the body to the next.
-  app.use(`${app.get(AppConfig).apiPrefix}/events`, json({ limit: EVENT_BODY_LIMIT, type: JSON_TYPES.slice(0, 1), strict: true, inflate: false }));
+  // Events may be up to 256 KiB, so they are read only for a known platform key (the guard's
+  // checks, ahead of the parser); the parser that reads a body first leaves it to the next.
+  const eventParser = json({ limit: EVENT_BODY_LIMIT, type: JSON_TYPES.slice(0, 1), strict: true, inflate: false });
+  app.use(`${app.get(AppConfig).apiPrefix}/events`, authenticatedBody(app.get(AuthGuard), { kind: 'platform' }, eventParser));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false });
   setUpOpenApi(app);
 }

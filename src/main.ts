@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
+import { trustedRangesForLog } from './config/trusted-ranges';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { NestPinoLogger } from './logging/nest-logger';
 import { createPino } from './logging/pino.provider';
@@ -25,7 +26,9 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, config.host);
   logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
   // docs/api.md 10.4: the operator sees which ranges count as public beside the public ones.
-  if (config.trustedCidrs.length > 0) logger.info({ trustedCidrs: config.trustedCidrs }, 'TRUSTED_CIDRS: webhooks may point to these ranges');
+  if (config.trustedCidrs.length > 0) {
+    logger.info({ trustedCidrs: trustedRangesForLog(config.trustedCidrs) }, 'TRUSTED_CIDRS: webhooks may point to these ranges, on these ports');
+  }
 
   // SIGTERM: stop accepting, let requests in flight finish, close the pool, exit 0.
   process.once('SIGTERM', () => {

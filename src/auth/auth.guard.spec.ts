@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Request } from 'express';
 import { describe, expect, it, vi } from 'vitest';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import type { AppConfig } from '../config/app-config';
@@ -36,8 +37,9 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
   const limits = new ClientLimits(new MemoryThrottlerStorage(), config);
   const guard = new AuthGuard(new RouteMetadataReflector(), authenticator as unknown as Authenticator, limits, config);
   const { handler, Controller } = route(policy, on);
-  const activate = (method: string, headers: IncomingHttpHeaders = {}, ip = ADDRESS) => {
-    const req: { method: string; headers: IncomingHttpHeaders; ip: string; caller?: unknown } = { method, headers, ip };
+  /** `caller`: one a middleware already admitted the request as (authenticatedBody). */
+  const activate = (method: string, headers: IncomingHttpHeaders = {}, ip = ADDRESS, caller?: unknown) => {
+    const req: { method: string; headers: IncomingHttpHeaders; ip: string; caller?: unknown } = { method, headers, ip, caller };
     const context = {
       getHandler: () => handler,
       getClass: () => Controller,
@@ -45,7 +47,7 @@ function setUp(policy: AuthPolicy | undefined, on: 'handler' | 'class' = 'handle
     } as unknown as ExecutionContext;
     return { req, result: guard.canActivate(context) };
   };
-  return { authenticator, activate };
+  return { authenticator, activate, guard };
 }
 
 const SESSION_POLICY: AuthPolicy = { kind: 'session', roles: ['owner', 'admin'] };
@@ -92,6 +94,42 @@ describe('AuthGuard', () => {
     const { activate, authenticator } = setUp(SESSION_POLICY);
     authenticator.session.mockRejectedValueOnce(new DomainError(403, 'no permission'));
     expect(await rejectionOf(activate('GET').result)).toEqual({ status: 403, body: { code: 'no permission' } });
+  });
+
+  describe('a request admitted ahead of its body (authenticatedBody, POST /events)', () => {
+    it("lets it through when the caller is of the route's kind, without authenticating or counting it again", async () => {
+      const { activate, authenticator } = setUp({ kind: 'platform' });
+      for (let i = 0; i <= LIMITS.perPlatformKey; i++) {
+        await expect(activate('POST', { authorization: 'Bearer k' }, ADDRESS, PLATFORM_CALLER).result).resolves.toBe(true);
+      }
+      expect(authenticator.platform).not.toHaveBeenCalled();
+    });
+
+    it("authenticates it when the caller is of another kind than the route's", async () => {
+      const { activate, authenticator } = setUp(SESSION_POLICY);
+      const { req, result } = activate('GET', {}, ADDRESS, PLATFORM_CALLER);
+      await expect(result).resolves.toBe(true);
+      expect(authenticator.session).toHaveBeenCalledOnce();
+      expect(req.caller).toBe(SESSION_CALLER);
+    });
+
+    it('admits with the same limits as the guard: 401s counted against the address, then 429 before any lookup', async () => {
+      const { guard, authenticator } = setUp({ kind: 'platform' });
+      authenticator.platform.mockRejectedValue(new DomainError(401, 'unauthorized'));
+      const admit = () => guard.admit({ method: 'POST', headers: {}, ip: ADDRESS } as unknown as Request, { kind: 'platform' });
+      const outcomes = [];
+      for (let i = 0; i <= LIMITS.authFailuresPerAddress + 1; i++) outcomes.push((await rejectionOf(admit())).status);
+      expect(outcomes).toEqual([401, 401, 401, 429, 429]);
+      expect(authenticator.platform).toHaveBeenCalledTimes(LIMITS.authFailuresPerAddress + 1);
+    });
+
+    it('admits a known key, puts it on the request and counts it against its limit', async () => {
+      const { guard } = setUp({ kind: 'platform' });
+      const req = { method: 'POST', headers: {}, ip: ADDRESS } as unknown as Request;
+      for (let i = 0; i < LIMITS.perPlatformKey; i++) await guard.admit(req, { kind: 'platform' });
+      expect(req.caller).toBe(PLATFORM_CALLER);
+      expect(await rejectionOf(guard.admit(req, { kind: 'platform' }))).toMatchObject({ status: 429 });
+    });
   });
 
   describe('the Origin rule of session writes', () => {

@@ -14,6 +14,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Around authentication it applies ClientLimits: a client address blocked for failed
  * authentications is refused first (429), each 401 counts against its address, and the
  * requests of a bearer token (wallet extension, platform key) count against that token.
+ * `admit` is the same work for a middleware that must know the caller before the body is read
+ * (authenticatedBody: POST {p}/events); the guard then finds the request admitted.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -32,6 +34,14 @@ export class AuthGuard implements CanActivate {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
     const req = context.switchToHttp().getRequest<Request>();
     if (policy?.kind === 'public') return true;
+    // Admitted ahead of its body under a policy of this kind: authenticated and counted once.
+    if (req.caller !== undefined && req.caller.kind === policy?.kind) return true;
+    await this.admit(req, policy);
+    return true;
+  }
+
+  /** Authenticates `req` under `policy`, within the limits around authentication, and puts the caller on it. */
+  async admit(req: Request, policy: AuthPolicy | undefined): Promise<void> {
     // An address that failed authentication too often is refused before any lookup.
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     await this.limits.refuseBlockedAddress(address);
@@ -42,7 +52,6 @@ export class AuthGuard implements CanActivate {
       throw error;
     }
     if (req.caller.kind !== 'session') await this.limits.countBearerToken(req.caller.kind, req.caller.tokenKey);
-    return true;
   }
 
   private async authenticate(req: Request, policy: AuthPolicy | undefined): Promise<Caller> {

@@ -9,6 +9,8 @@ import { PlatformKeyUses } from './platform-key-uses';
 
 @Module({
   imports: [IdentityModule, RateLimitModule],
-  providers: [Authenticator, PlatformKeyUses, RouteMetadataReflector, { provide: APP_GUARD, useClass: AuthGuard }],
+  // The guard is also a provider of its own: authenticatedBody (app.setup.ts) admits with it.
+  providers: [Authenticator, PlatformKeyUses, RouteMetadataReflector, AuthGuard, { provide: APP_GUARD, useExisting: AuthGuard }],
+  exports: [AuthGuard],
 })
 export class AuthModule {}

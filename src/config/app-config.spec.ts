@@ -66,6 +66,19 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
     expect(load({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,::1,fd00::/8,' }).rateLimits.trustedProxies).toEqual(['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']);
   });
 
+  it('trusts no range by default, and reads TRUSTED_CIDRS entries with the ports they name (docs/api.md 10.4)', () => {
+    expect(load({}).trustedCidrs).toEqual([]);
+    expect(load({ TRUSTED_CIDRS: '127.0.0.1/32:9443,10.0.0.0/8:443,8443,192.168.0.0/16' }).trustedCidrs).toEqual([
+      { cidr: '127.0.0.1/32', ports: [9443] },
+      { cidr: '10.0.0.0/8', ports: [443, 8443] },
+      { cidr: '192.168.0.0/16' },
+    ]);
+  });
+
+  it('stops on a TRUSTED_CIDRS port out of range, naming the variable', () => {
+    expect(configErrorOf({ TRUSTED_CIDRS: '127.0.0.1/32:70000' }).message).toMatch(/^TRUSTED_CIDRS: /);
+  });
+
   it('defaults the database to sqlite:data/platform-api.sqlite resolved against the working directory', () => {
     expect(load({}).database).toEqual({ type: 'sqlite', path: join(cwd, 'data', 'platform-api.sqlite') });
   });

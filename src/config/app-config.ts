@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ConfigError, parseEnvironment } from './environment';
 import { decodeKey, keyFileExposure, readOrCreateKeyFile } from './secret-key';
+import { parseTrustedRanges, TrustedRange } from './trusted-ranges';
 
 export type DatabaseConfig =
   | {
@@ -99,8 +100,8 @@ export class AppConfig {
   readonly allowedOrigins: readonly string[];
   readonly rateLimits: RateLimits;
   readonly delivery: DeliveryConfig;
-  /** CIDRs whose addresses count as public, at registration and at delivery (docs/api.md 10.4). */
-  readonly trustedCidrs: readonly string[];
+  /** Ranges whose addresses count as public on the ports they name, at registration and at delivery (docs/api.md 10.4). */
+  readonly trustedCidrs: readonly TrustedRange[];
   /** What the start-up log must warn about (a key file others can read). */
   readonly warnings: readonly string[];
 
@@ -168,7 +169,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       breakerThreshold: e.DELIVERY_BREAKER_THRESHOLD ?? 5,
       breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS ?? 30_000,
     },
-    trustedCidrs: parseCidrs('TRUSTED_CIDRS', e.TRUSTED_CIDRS ?? ''),
+    trustedCidrs: parseTrustedRanges(e.TRUSTED_CIDRS ?? ''),
     warnings,
   });
 }
@@ -203,16 +204,6 @@ function readableFile(variable: string, path: string): string {
   } catch {
     throw new ConfigError(variable, `cannot read ${path}`);
   }
-}
-
-/** Comma-separated CIDRs (a bare address is its own /32 or /128). */
-function parseCidrs(variable: string, value: string): string[] {
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  return entries.map((entry) => {
-    const cidr = entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`;
-    if (!isValidCidr(cidr)) throw new ConfigError(variable, `invalid entry ${JSON.stringify(entry)} (CIDR, comma-separated)`);
-    return cidr;
-  });
 }
 
 function parseApiPrefix(value: string): string {

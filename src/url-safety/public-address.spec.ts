@@ -324,21 +324,62 @@ describe('isPublicAddress: anything but a canonical address is not public', () =
 });
 
 describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
-  const policy = new AddressPolicy(['127.0.0.1/32', '10.20.0.0/16', 'fd00:1::/32']);
+  describe('ranges without ports: every port', () => {
+    const policy = new AddressPolicy([{ cidr: '127.0.0.1/32' }, { cidr: '10.20.0.0/16' }, { cidr: 'fd00:1::/32' }]);
 
-  it.each(['127.0.0.1', '10.20.3.4', 'fd00:1::5', '::ffff:10.20.0.1'])('allows %s, inside a trusted range', (address) => {
-    expect(policy.allows(address)).toBe(true);
+    it.each(['127.0.0.1', '10.20.3.4', 'fd00:1::5', '::ffff:10.20.0.1'])('allows %s, inside a trusted range, on any port', (address) => {
+      for (const port of [1, 443, 3306, 65535]) expect(policy.allows(address, port)).toBe(true);
+    });
+
+    it.each(['127.0.0.2', '10.21.0.1', 'fd00:2::1', '192.168.1.1', '::1'])('refuses %s, private and outside every trusted range', (address) => {
+      expect(policy.allows(address, 443)).toBe(false);
+    });
+
+    it('still allows public addresses', () => {
+      expect(policy.allows('93.184.215.14', 443)).toBe(true);
+    });
   });
 
-  it.each(['127.0.0.2', '10.21.0.1', 'fd00:2::1', '192.168.1.1', '::1'])('refuses %s, private and outside every trusted range', (address) => {
-    expect(policy.allows(address)).toBe(false);
-  });
+  describe('ranges that name their ports', () => {
+    const policy = new AddressPolicy([
+      { cidr: '127.0.0.1/32', ports: [9443] },
+      { cidr: '10.0.0.0/8', ports: [443, 8443] },
+      { cidr: 'fd00::/8', ports: [443] },
+    ]);
 
-  it('still allows public addresses', () => {
-    expect(policy.allows('93.184.215.14')).toBe(true);
+    it.each([
+      ['127.0.0.1', 9443],
+      ['10.1.2.3', 443],
+      ['10.1.2.3', 8443],
+      ['::ffff:10.1.2.3', 8443],
+      ['fd00::1', 443],
+    ])('allows %s on port %i, one of its entry\'s ports', (address, port) => {
+      expect(policy.allows(address, port)).toBe(true);
+    });
+
+    it.each([
+      ['127.0.0.1', 443, 'the default port, not named'],
+      ['127.0.0.1', 3000, "the service's own port"],
+      ['127.0.0.1', 3306, "the database's port"],
+      ['127.0.0.1', 8443, "another entry's port"],
+      ['10.1.2.3', 9443, "another entry's port"],
+      ['::ffff:10.1.2.3', 22, 'a mapped address on another port'],
+      ['fd00::1', 8443, 'another port'],
+    ])('refuses %s on port %i (%s), as it refuses any address that is not public', (address, port) => {
+      expect(policy.allows(address, port)).toBe(false);
+    });
+
+    it('allows a port through any entry whose range holds the address', () => {
+      const overlapping = new AddressPolicy([{ cidr: '10.0.0.0/8', ports: [443] }, { cidr: '10.1.0.0/16', ports: [9000] }]);
+      expect([overlapping.allows('10.1.0.1', 443), overlapping.allows('10.1.0.1', 9000), overlapping.allows('10.2.0.1', 9000)]).toEqual([true, true, false]);
+    });
+
+    it('allows public addresses on every port', () => {
+      for (const port of [443, 9443, 22]) expect(policy.allows('93.184.215.14', port)).toBe(true);
+    });
   });
 
   it('allows nothing private without trusted ranges', () => {
-    expect(PUBLIC_ONLY.allows('127.0.0.1')).toBe(false);
+    expect(PUBLIC_ONLY.allows('127.0.0.1', 443)).toBe(false);
   });
 });

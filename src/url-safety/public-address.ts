@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { TrustedRange } from '../config/trusted-ranges';
 
 type IPv4 = ipaddr.IPv4;
 type IPv6 = ipaddr.IPv6;
@@ -65,25 +66,38 @@ export function isPublicAddress(address: string): boolean {
   return false;
 }
 
+/** A trusted range, parsed once, and its ports (absent: every port). */
+interface Trusted {
+  readonly range: [IPv4 | IPv6, number];
+  readonly ports?: ReadonlySet<number>;
+}
+
 /**
- * Which addresses a webhook may point to, at registration and at delivery alike (docs/api.md
- * 5.2, 10.4): the public ones, and those inside the operator's TRUSTED_CIDRS (receivers inside
- * its own network). An IPv4-mapped IPv6 address is judged as its IPv4 address.
+ * Which addresses, on which ports, a webhook may point to, at registration and at delivery alike
+ * (docs/api.md 5.2, 10.4): public addresses on any port, and those inside the operator's
+ * TRUSTED_CIDRS (receivers inside its own network) on the ports their entry names, or on any
+ * when it names none. An address that is trusted but reached on another port is refused exactly
+ * as a private one: the ports of a trusted host that are not receivers (its databases, this
+ * service) stay out of reach, and the delivery log cannot be used to tell which are open. An
+ * IPv4-mapped IPv6 address is judged as its IPv4 address.
  */
 export class AddressPolicy {
-  private readonly trusted: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  private readonly trusted: readonly Trusted[];
 
-  constructor(trustedCidrs: readonly string[] = []) {
-    this.trusted = trustedCidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+  constructor(trustedRanges: readonly TrustedRange[] = []) {
+    this.trusted = trustedRanges.map(({ cidr, ports }) => ({ range: ipaddr.parseCIDR(cidr), ports: ports && new Set(ports) }));
   }
 
-  readonly allows = (address: string): boolean => this.isTrusted(address) || isPublicAddress(address);
+  /** `port`: the one the URL connects to (443 when it names none). */
+  readonly allows = (address: string, port: number): boolean => this.isTrusted(address, port) || isPublicAddress(address);
 
-  private isTrusted(address: string): boolean {
+  private isTrusted(address: string, port: number): boolean {
     if (this.trusted.length === 0 || !ipaddr.isValid(address)) return false;
     let parsed = ipaddr.parse(address);
-    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-    return this.trusted.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+    if (parsed.kind() === 'ipv6' && (parsed as IPv6).isIPv4MappedAddress()) parsed = (parsed as IPv6).toIPv4Address();
+    return this.trusted.some(
+      ({ range: [range, bits], ports }) => range.kind() === parsed.kind() && parsed.match(range, bits) && (ports === undefined || ports.has(port)),
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { HostResolver } from './host-resolver';
+import { type FamilyAnswers, HostResolver } from './host-resolver';
+import { AddressPolicy } from './public-address';
 import { type NamedUrl, type ResolutionVerdict, UrlResolution } from './url-resolution';
 
 /** The resolution logs why it answers 'unavailable'; these tests don't read it. */
@@ -185,12 +186,12 @@ describe('UrlResolution rule 6: the verdict on one host, in the order of docs/ap
 
   it.each(cases.map((row) => [`${row.name} → ${outcome(row.expected)}`, row] as const))('%s', async (_title, { a, aaaa, expected }) => {
     const resolution = new UrlResolution(new TableResolver({ 'host.example': { a, aaaa } }), silent);
-    expect(await resolution.check([{ field: 'url', hostname: 'host.example' }])).toEqual(expected);
+    expect(await resolution.check([{ field: 'url', hostname: 'host.example', port: 443 }])).toEqual(expected);
   });
 
   it('a name missing from the resolver (NXDOMAIN on both families) does not resolve', async () => {
     const resolution = new UrlResolution(new TableResolver({}), silent);
-    expect(await resolution.check([{ field: 'transaction.created', hostname: 'nowhere.example' }])).toEqual(
+    expect(await resolution.check([{ field: 'transaction.created', hostname: 'nowhere.example', port: 443 }])).toEqual(
       invalid('transaction.created: does not resolve'),
     );
   });
@@ -213,51 +214,51 @@ describe('UrlResolution rule 7: the verdict on all the URLs of one request', () 
 
   it('a request whose URLs all resolve to public addresses is accepted', async () => {
     const urls = [
-      { field: 'url', hostname: 'good.example' },
-      { field: 'card.updated', hostname: 'other-good.example' },
+      { field: 'url', hostname: 'good.example', port: 443 },
+      { field: 'card.updated', hostname: 'other-good.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(ok);
   });
 
   it('one unavailable URL among accepted ones makes the request unavailable', async () => {
     const urls = [
-      { field: 'url', hostname: 'good.example' },
-      { field: 'user.updated', hostname: 'timeout.example' },
+      { field: 'url', hostname: 'good.example', port: 443 },
+      { field: 'user.updated', hostname: 'timeout.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(unavailable);
   });
 
   it('a non-public URL after an unavailable one makes the request invalid', async () => {
     const urls = [
-      { field: 'url', hostname: 'servfail.example' },
-      { field: 'transaction.created', hostname: 'private.example' },
+      { field: 'url', hostname: 'servfail.example', port: 443 },
+      { field: 'transaction.created', hostname: 'private.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(invalid(`transaction.created: ${NOT_PUBLIC}`));
   });
 
   it('a non-public URL before an unavailable one makes the request invalid', async () => {
     const urls = [
-      { field: 'url', hostname: 'private.example' },
-      { field: 'transaction.created', hostname: 'servfail.example' },
+      { field: 'url', hostname: 'private.example', port: 443 },
+      { field: 'transaction.created', hostname: 'servfail.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(invalid(`url: ${NOT_PUBLIC}`));
   });
 
   it('a URL that does not resolve beats an unavailable one', async () => {
     const urls = [
-      { field: 'url', hostname: 'timeout.example' },
-      { field: 'card.updated', hostname: 'nxdomain.example' },
+      { field: 'url', hostname: 'timeout.example', port: 443 },
+      { field: 'card.updated', hostname: 'nxdomain.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(invalid('card.updated: does not resolve'));
   });
 
   it('names every offending field, in request order, and no accepted or unavailable one', async () => {
     const urls = [
-      { field: 'url', hostname: 'good.example' },
-      { field: 'transaction.created', hostname: 'nxdomain.example' },
-      { field: 'transaction.updated', hostname: 'private.example' },
-      { field: 'transaction.completed', hostname: 'servfail.example' },
-      { field: 'user.updated', hostname: 'nxdomain.example' },
+      { field: 'url', hostname: 'good.example', port: 443 },
+      { field: 'transaction.created', hostname: 'nxdomain.example', port: 443 },
+      { field: 'transaction.updated', hostname: 'private.example', port: 443 },
+      { field: 'transaction.completed', hostname: 'servfail.example', port: 443 },
+      { field: 'user.updated', hostname: 'nxdomain.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(
       invalid('transaction.created: does not resolve', `transaction.updated: ${NOT_PUBLIC}`, 'user.updated: does not resolve'),
@@ -266,8 +267,8 @@ describe('UrlResolution rule 7: the verdict on all the URLs of one request', () 
 
   it('names each field that shares a refused host', async () => {
     const urls = [
-      { field: 'url', hostname: 'private.example' },
-      { field: 'card.updated', hostname: 'private.example' },
+      { field: 'url', hostname: 'private.example', port: 443 },
+      { field: 'card.updated', hostname: 'private.example', port: 443 },
     ];
     expect(await check(urls)).toEqual(invalid(`url: ${NOT_PUBLIC}`, `card.updated: ${NOT_PUBLIC}`));
   });
@@ -279,8 +280,8 @@ describe('UrlResolution rule 7: the verdict on all the URLs of one request', () 
       'v6.example': { a: 'ENODATA', aaaa: ['fd00::abcd', '::ffff:172.16.5.5'] },
     });
     const verdict = await new UrlResolution(resolver, silent).check([
-      { field: 'url', hostname: 'v4.example' },
-      { field: 'user.updated', hostname: 'v6.example' },
+      { field: 'url', hostname: 'v4.example', port: 443 },
+      { field: 'user.updated', hostname: 'v6.example', port: 443 },
     ]);
     expect(verdict).toEqual(invalid(`url: ${NOT_PUBLIC}`, `user.updated: ${NOT_PUBLIC}`));
     const messages = verdict.kind === 'invalid' ? verdict.messages : [];
@@ -295,11 +296,11 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
       'b.example': { a: ['1.1.1.1'], aaaa: 'ENODATA' },
     });
     const verdict = await new UrlResolution(resolver, silent).check([
-      { field: 'url', hostname: 'a.example' },
-      { field: 'transaction.created', hostname: 'a.example' },
-      { field: 'transaction.updated', hostname: 'b.example' },
-      { field: 'transaction.completed', hostname: 'a.example' },
-      { field: 'card.updated', hostname: 'b.example' },
+      { field: 'url', hostname: 'a.example', port: 443 },
+      { field: 'transaction.created', hostname: 'a.example', port: 443 },
+      { field: 'transaction.updated', hostname: 'b.example', port: 443 },
+      { field: 'transaction.completed', hostname: 'a.example', port: 443 },
+      { field: 'card.updated', hostname: 'b.example', port: 443 },
     ]);
     expect(verdict).toEqual(ok);
     expect([...resolver.calls].sort()).toEqual(['A a.example', 'A b.example', 'AAAA a.example', 'AAAA b.example']);
@@ -308,9 +309,9 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
   it('asks a failing host once even when several fields share it', async () => {
     const resolver = new TableResolver({ 'down.example': { a: 'ESERVFAIL', aaaa: 'ETIMEOUT' } });
     const verdict = await new UrlResolution(resolver, silent).check([
-      { field: 'url', hostname: 'down.example' },
-      { field: 'user.updated', hostname: 'down.example' },
-      { field: 'card.updated', hostname: 'down.example' },
+      { field: 'url', hostname: 'down.example', port: 443 },
+      { field: 'user.updated', hostname: 'down.example', port: 443 },
+      { field: 'card.updated', hostname: 'down.example', port: 443 },
     ]);
     expect(verdict).toEqual(unavailable);
     expect([...resolver.calls].sort()).toEqual(['A down.example', 'AAAA down.example']);
@@ -319,14 +320,41 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
   it('resolves again on the next check: answers are not kept across requests', async () => {
     const resolver = new TableResolver({ 'a.example': { a: PUBLIC_V4, aaaa: PUBLIC_V6 } });
     const resolution = new UrlResolution(resolver, silent);
-    await resolution.check([{ field: 'url', hostname: 'a.example' }]);
-    await resolution.check([{ field: 'url', hostname: 'a.example' }]);
+    await resolution.check([{ field: 'url', hostname: 'a.example', port: 443 }]);
+    await resolution.check([{ field: 'url', hostname: 'a.example', port: 443 }]);
     expect([...resolver.calls].sort()).toEqual(['A a.example', 'A a.example', 'AAAA a.example', 'AAAA a.example']);
+  });
+
+  it("asks each host through one resolveBoth: its A and AAAA are one lookup (one c-ares channel, one deadline)", async () => {
+    const lookups: string[] = [];
+    class BothOnly extends HostResolver {
+      override resolve4(): Promise<string[]> {
+        throw new Error('asked alone');
+      }
+      override resolve6(): Promise<string[]> {
+        throw new Error('asked alone');
+      }
+      override async resolveBoth(name: string): Promise<FamilyAnswers> {
+        lookups.push(name);
+        return [
+          { status: 'fulfilled', value: PUBLIC_V4 },
+          { status: 'fulfilled', value: PUBLIC_V6 },
+        ];
+      }
+    }
+    const verdict = await new UrlResolution(new BothOnly(), silent).check([
+      { field: 'url', hostname: 'a.example', port: 443 },
+      { field: 'user.updated', hostname: 'b.example', port: 443 },
+      { field: 'card.updated', hostname: 'a.example', port: 443 },
+    ]);
+    expect(verdict).toEqual(ok);
+    expect(lookups.sort()).toEqual(['a.example', 'b.example']);
+    expect(await new UrlResolution(new BothOnly(), silent).vet('c.example', 443)).toEqual({ kind: 'ok', addresses: [...PUBLIC_V4, ...PUBLIC_V6] });
   });
 
   it('asks A and AAAA of one host in parallel', async () => {
     const resolver = new BarrierResolver(new Set(['A', 'AAAA']), (type) => type);
-    const verdict = await withinOneSecond(new UrlResolution(resolver, silent).check([{ field: 'url', hostname: 'a.example' }]));
+    const verdict = await withinOneSecond(new UrlResolution(resolver, silent).check([{ field: 'url', hostname: 'a.example', port: 443 }]));
     expect(verdict).toEqual(ok);
   });
 
@@ -334,11 +362,42 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
     const resolver = new BarrierResolver(new Set(['a.example', 'b.example']), (_type, name) => name);
     const verdict = await withinOneSecond(
       new UrlResolution(resolver, silent).check([
-        { field: 'url', hostname: 'a.example' },
-        { field: 'transaction.created', hostname: 'b.example' },
+        { field: 'url', hostname: 'a.example', port: 443 },
+        { field: 'transaction.created', hostname: 'b.example', port: 443 },
       ]),
     );
     expect(verdict).toEqual(ok);
+  });
+});
+
+describe('UrlResolution with TRUSTED_CIDRS that name their ports (docs/api.md 10.4)', () => {
+  const policy = new AddressPolicy([{ cidr: '10.0.0.0/8', ports: [8443] }]);
+  const resolver = () => new TableResolver({ 'internal.example': { a: ['10.0.0.5'], aaaa: 'ENODATA' } });
+
+  it("accepts a name resolving into a trusted range on one of its entry's ports", async () => {
+    expect(await new UrlResolution(resolver(), silent, policy).check([{ field: 'url', hostname: 'internal.example', port: 8443 }])).toEqual(ok);
+  });
+
+  it.each([443, 3306, 8080])('refuses it on port %i as not public', async (port) => {
+    expect(await new UrlResolution(resolver(), silent, policy).check([{ field: 'url', hostname: 'internal.example', port }])).toEqual(
+      invalid(`url: ${NOT_PUBLIC}`),
+    );
+  });
+
+  it('judges each URL on its own port, the host still resolved once', async () => {
+    const table = resolver();
+    const verdict = await new UrlResolution(table, silent, policy).check([
+      { field: 'url', hostname: 'internal.example', port: 8443 },
+      { field: 'card.updated', hostname: 'internal.example', port: 443 },
+    ]);
+    expect(verdict).toEqual(invalid(`card.updated: ${NOT_PUBLIC}`));
+    expect([...table.calls].sort()).toEqual(['A internal.example', 'AAAA internal.example']);
+  });
+
+  it("vets for delivery on the entry's port, and answers blocked address on another", async () => {
+    const resolution = new UrlResolution(resolver(), silent, policy);
+    expect(await resolution.vet('internal.example', 8443)).toEqual({ kind: 'ok', addresses: ['10.0.0.5'] });
+    expect(await resolution.vet('internal.example', 443)).toEqual({ kind: 'blocked address' });
   });
 });
 
@@ -351,8 +410,8 @@ describe('the log line behind a 503', () => {
       'fine.example': { a: ['93.184.215.14'], aaaa: 'ENODATA' },
     });
     const verdict = await new UrlResolution(resolver, logger).check([
-      { field: 'url', hostname: 'fine.example' },
-      { field: 'card.updated', hostname: 'failing.example' },
+      { field: 'url', hostname: 'fine.example', port: 443 },
+      { field: 'card.updated', hostname: 'failing.example', port: 443 },
     ]);
     expect(verdict).toEqual({ kind: 'unavailable' });
     expect(lines.map((line) => JSON.parse(line) as { msg: string; dns: unknown })).toEqual([

@@ -9,6 +9,8 @@ import { NOT_PUBLIC } from './url-rules';
 export interface NamedUrl {
   readonly field: string;
   readonly hostname: string;
+  /** The port it connects to (`portOf`): a trusted range may allow only some (docs/api.md 10.4). */
+  readonly port: number;
 }
 
 /** A host name as delivery resolves it (docs/api.md 10.4): its addresses, all public, or why not. */
@@ -32,8 +34,9 @@ interface Lookup {
 
 /**
  * docs/api.md 5.1 rules 6 and 7: every distinct host of a request is resolved once (A and AAAA in
- * parallel), all concurrently; then a non-public answer beats a resolver failure, which beats
- * "no address". Across URLs, any 400 beats a 503. Messages never show the addresses.
+ * parallel), all concurrently; then, for each URL (with its port), a non-public answer beats a
+ * resolver failure, which beats "no address". Across URLs, any 400 beats a 503. Messages never
+ * show the addresses.
  */
 @Injectable()
 export class UrlResolution {
@@ -49,7 +52,7 @@ export class UrlResolution {
       if (!lookups.has(hostname)) lookups.set(hostname, this.lookup(hostname));
     }
     const outcomes = await Promise.all(
-      urls.map(async ({ field, hostname }) => ({ field, verdict: judge(await lookups.get(hostname)!, this.addresses) })),
+      urls.map(async ({ field, hostname, port }) => ({ field, verdict: judge(await lookups.get(hostname)!, port, this.addresses) })),
     );
     const messages = outcomes.flatMap(({ field, verdict }) => (verdict.kind === 'invalid' ? [`${field}: ${verdict.problem}`] : []));
     if (messages.length > 0) return { kind: 'invalid', messages };
@@ -61,17 +64,18 @@ export class UrlResolution {
     return { kind: 'ok' };
   }
 
-  /** Delivery's check, at every attempt: the addresses to connect to, or why there are none. */
-  async vet(hostname: string): Promise<VettedHost> {
+  /** Delivery's check, at every attempt: the addresses to connect to on `port`, or why there are none. */
+  async vet(hostname: string, port: number): Promise<VettedHost> {
     const found = await this.lookup(hostname);
-    const verdict = judge(found, this.addresses);
+    const verdict = judge(found, port, this.addresses);
     if (verdict.kind === 'ok') return { kind: 'ok', addresses: found.addresses };
     if (verdict.kind === 'invalid') return { kind: verdict.problem === NOT_PUBLIC ? 'blocked address' : 'does not resolve' };
     return { kind: 'dns unavailable' };
   }
 
   private async lookup(hostname: string): Promise<Lookup> {
-    const answers = await Promise.allSettled([this.resolver.resolve4(hostname), this.resolver.resolve6(hostname)]);
+    // One lookup: A and AAAA on one c-ares channel, under one deadline (host-resolver.ts).
+    const answers = await this.resolver.resolveBoth(hostname);
     return {
       addresses: answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])),
       failures: answers.flatMap((a) => {
@@ -84,8 +88,8 @@ export class UrlResolution {
 
 type UrlVerdict = { readonly kind: 'ok' | 'unavailable' } | { readonly kind: 'invalid'; readonly problem: string };
 
-function judge({ addresses, failures }: Lookup, policy: AddressPolicy): UrlVerdict {
-  if (addresses.some((address) => !policy.allows(address))) return { kind: 'invalid', problem: NOT_PUBLIC };
+function judge({ addresses, failures }: Lookup, port: number, policy: AddressPolicy): UrlVerdict {
+  if (addresses.some((address) => !policy.allows(address, port))) return { kind: 'invalid', problem: NOT_PUBLIC };
   if (failures.length > 0) return { kind: 'unavailable' };
   if (addresses.length === 0) return { kind: 'invalid', problem: 'does not resolve' };
   return { kind: 'ok' };

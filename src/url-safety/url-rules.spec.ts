@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrl } from './url-rules';
+import { AddressPolicy } from './public-address';
+import { checkUrl, portOf } from './url-rules';
 
 /**
  * docs/api.md 5.1 rules 1-5. The WHATWG parser normalizes IP literals, so every spelling is judged by
@@ -420,5 +421,35 @@ describe('checkUrl: messages name the rule, never the address', () => {
     expect(result.ok).toBe(false);
     const problem = result.ok ? '' : result.problem;
     expect(fragments.filter((fragment) => problem.includes(fragment))).toEqual([]);
+  });
+});
+
+describe('checkUrl judges an IP literal on the port the URL connects to (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
+  it.each([
+    ['https://127.0.0.1:9443/x', '127.0.0.1', 9443],
+    ['https://127.0.0.1/x', '127.0.0.1', 443],
+    ['https://127.0.0.1:443/x', '127.0.0.1', 443],
+    ['https://[::1]:8443/', '::1', 8443],
+    ['https://[::1]/', '::1', 443],
+  ])('%s: asks about %s on port %i', (url, address, port) => {
+    const asked: [string, number][] = [];
+    checkUrl(url, (a, p) => (asked.push([a, p]), true));
+    expect(asked).toEqual([[address, port]]);
+  });
+
+  it("accepts a trusted address on its entry's port and refuses it on any other, as not public", () => {
+    const { allows } = new AddressPolicy([{ cidr: '127.0.0.1/32', ports: [9443] }]);
+    expect(checkUrl('https://127.0.0.1:9443/in', allows)).toStrictEqual(acceptedLiteral('https://127.0.0.1:9443/in'));
+    expect(checkUrl('https://127.0.0.1/in', allows)).toStrictEqual(refused(NOT_PUBLIC));
+    expect(checkUrl('https://127.0.0.1:3000/in', allows)).toStrictEqual(refused(NOT_PUBLIC));
+  });
+
+  it.each([
+    ['https://example.com/', 443],
+    ['https://example.com:443/', 443],
+    ['https://example.com:8443/', 8443],
+    ['https://[2001:db8::1]:1/', 1],
+  ])('portOf(%s) is %i', (href, port) => {
+    expect(portOf(href)).toBe(port);
   });
 });

@@ -15,12 +15,16 @@ const SPECIAL_USE_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa',
 const fail = (problem: string): UrlCheck => ({ ok: false, problem });
 export const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
 
+/** The port a URL that passed the rules connects to: its own, else https's 443 (the parser drops `:443`). */
+export const portOf = (href: string): number => Number(new URL(href).port || 443);
+
 /**
  * Rules 1-5 of docs/api.md 5.1. One WHATWG parse decides everything; its `href` is what is stored.
  * When the host is a name, `hostname` is returned for resolution (rule 6); an IP literal is
- * judged here (by `allows`: public, or inside TRUSTED_CIDRS) and needs none.
+ * judged here (by `allows`: public, or inside TRUSTED_CIDRS on one of its entry's ports) and
+ * needs none.
  */
-export function checkUrl(value: string, allows: (address: string) => boolean = isPublicAddress): UrlCheck {
+export function checkUrl(value: string, allows: (address: string, port: number) => boolean = isPublicAddress): UrlCheck {
   if ([...value].length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters`);
   if (INVISIBLE.test(value)) return fail('must not contain whitespace, control or invisible characters');
 
@@ -37,8 +41,9 @@ export function checkUrl(value: string, allows: (address: string) => boolean = i
   if (url.href.length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters once normalized`);
 
   const host = url.hostname;
-  if (host.startsWith('[')) return allows(host.slice(1, -1)) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
-  if (DOTTED_IPV4.test(host)) return allows(host) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+  const port = Number(url.port || 443);
+  if (host.startsWith('[')) return allows(host.slice(1, -1), port) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
+  if (DOTTED_IPV4.test(host)) return allows(host, port) ? { ok: true, href: url.href } : fail(NOT_PUBLIC);
 
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
   if (name === 'localhost') return fail('must not point to localhost');

@@ -4,6 +4,7 @@ import {
   CreateWebhookBodyPipe,
   DeleteWebhookBodyPipe,
   ReplaceWebhookBodyPipe,
+  RotateSecretBodyPipe,
   WebhookNamePipe,
   WebhookPatchBodyPipe,
 } from './webhook-validation.pipes';
@@ -374,5 +375,37 @@ describe('DeleteWebhookBodyPipe (legacy delete)', () => {
     ['null', null],
   ])('answers bad request for a body that is %s', (_, body) => {
     expect(thrownBy(() => del(body))).toEqual(badRequest('body: must be a JSON object'));
+  });
+});
+
+describe('RotateSecretBodyPipe (docs/api.md 10.7)', () => {
+  const rotate = (body: unknown) => new RotateSecretBodyPipe().transform(body);
+
+  it.each([
+    ['no body', undefined, 86_400],
+    ['{}', {}, 86_400],
+    ['0 (drop the previous secret at once)', { graceSeconds: 0 }, 0],
+    ['the longest grace', { graceSeconds: 604_800 }, 604_800],
+  ])('takes %s', (_, body, grace) => {
+    expect(rotate(body)).toBe(grace);
+  });
+
+  it('refuses a null graceSeconds with 400 bad request, rather than keeping the old secret for the default day', () => {
+    expect(thrownBy(() => rotate({ graceSeconds: null }))).toEqual(badRequest('graceSeconds: must be a whole number of seconds'));
+  });
+
+  it('names the range of a grace outside it, once', () => {
+    expect(thrownBy(() => rotate({ graceSeconds: 604_801 }))).toEqual(badRequest('graceSeconds: must be from 0 to 604800'));
+  });
+
+  it.each([
+    ['a negative grace', { graceSeconds: -1 }],
+    ['a grace past a week', { graceSeconds: 604_801 }],
+    ['a fraction', { graceSeconds: 1.5 }],
+    ['a string', { graceSeconds: '60' }],
+    ['an unknown member', { grace: 60 }],
+    ['a body that is not an object', [60]],
+  ])('refuses %s with 400 bad request', (_, body) => {
+    expect(thrownBy(() => rotate(body))).toMatchObject({ status: 400, body: { code: 'bad request' } });
   });
 });

@@ -4,6 +4,7 @@ import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
+import { portOf } from '../url-safety/url-rules';
 import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
 import { CheckedUrl, newSigningSecret, signingSecretBinding, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
 import { WebhooksRepository } from './webhooks.repository';
@@ -107,7 +108,7 @@ export class WebhooksService {
   }
 
   private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {
-    const named: NamedUrl[] = urls.flatMap(([field, { hostname }]) => (hostname === undefined ? [] : [{ field, hostname }]));
+    const named: NamedUrl[] = urls.flatMap(([field, { href, hostname }]) => (hostname === undefined ? [] : [{ field, hostname, port: portOf(href) }]));
     if (named.length === 0) return;
     const verdict = await this.resolution.check(named);
     if (verdict.kind === 'invalid') throw Errors.invalidUrl(verdict.messages);

@@ -25,6 +25,8 @@ export interface TestDnsServer {
   readonly address: string;
   /** Every question asked so far, as `A name` or `AAAA name`. */
   readonly questions: string[];
+  /** The UDP source port of each question, in the order of `questions` (a c-ares channel has one socket per server). */
+  readonly sourcePorts: number[];
   set(name: string, entry: ZoneEntry | Failure): void;
   close(): Promise<void>;
 }
@@ -50,13 +52,15 @@ const wireForm = (type: 'A' | 'AAAA', address: string): string =>
 export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
   const entries = new Map(Object.entries(zone).map(([name, entry]) => [name.toLowerCase(), entry]));
   const questions: string[] = [];
+  const sourcePorts: number[] = [];
   const server = dns2.createServer({
     udp: true,
-    handle: (request, send) => {
+    handle: (request, send, client) => {
       const [question] = request.questions;
       const type = question.type === Packet.TYPE.AAAA ? 'AAAA' : 'A';
       const name = question.name.toLowerCase().replace(/\.$/, '');
       questions.push(`${type} ${name}`);
+      sourcePorts.push((client as { port?: number }).port ?? 0);
       const entry = entries.get(name);
       const answer = answerFor(entry, type);
       if (answer === 'TIMEOUT') return;
@@ -81,6 +85,7 @@ export async function startDnsServer(zone: Zone = {}): Promise<TestDnsServer> {
   return {
     address: `127.0.0.1:${udp!.port}`,
     questions,
+    sourcePorts,
     set: (name, entry) => entries.set(name.toLowerCase(), entry),
     close: () => server.close(),
   };

@@ -5,7 +5,7 @@ import { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { AppConfig, DeliveryConfig } from '../../config/app-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import { UrlResolution } from '../../url-safety/url-resolution';
-import { checkUrl } from '../../url-safety/url-rules';
+import { checkUrl, portOf } from '../../url-safety/url-rules';
 import type { AttemptError, AttemptOutcome } from '../delivery.model';
 
 /** The receiver's answer body is read at most this far, then dropped (docs/api.md 10.5). */
@@ -52,7 +52,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const url = new URL(check.href);
     let address = url.hostname.replace(/^\[|\]$/g, '');
     if (check.hostname !== undefined) {
-      const vetted = await this.resolution.vet(check.hostname);
+      const vetted = await this.resolution.vet(check.hostname, portOf(check.href));
       if (vetted.kind !== 'ok') return failed(vetted.kind);
       address = vetted.addresses[0];
     }

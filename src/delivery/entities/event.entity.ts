@@ -19,7 +19,8 @@ export class EventEntity {
   @Column({ type: 'varchar', length: 64 })
   type: string;
 
-  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })
+  /** Compared byte for byte (BinaryIdempotencyKeys1796200000000; SQLite's default already does). */
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true, collation: 'utf8mb4_bin' })
   idempotencyKey: string | null;
 
   /** SHA-256 of the request, to tell a retry from another request under the same key. */

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
 import { GroupField, RateLimitField, UrlField, WebhookNameField } from './validation.decorators';
 
@@ -41,12 +41,13 @@ export class DeleteWebhookDto {
   @WebhookNameField({ required: true }) name: string;
 }
 
-/** `POST /webhook/{name}/secret/rotate` (docs/api.md 10.7): `{}` or `{"graceSeconds"}`. */
+/** `POST /webhook/{name}/secret/rotate` (docs/api.md 10.7): `{}` or `{"graceSeconds"}`; null is refused, not the default. */
 export class RotateSecretDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS, default: DEFAULT_GRACE_SECONDS })
-  @IsOptional()
-  @IsInt({ message: 'graceSeconds: must be a whole number of seconds' })
-  @Min(0, { message: `graceSeconds: must be from 0 to ${MAX_GRACE_SECONDS}` })
-  @Max(MAX_GRACE_SECONDS, { message: `graceSeconds: must be from 0 to ${MAX_GRACE_SECONDS}` })
+  @ValidateIf((_, value) => value !== undefined)
+  @Min(0, { message: `must be from 0 to ${MAX_GRACE_SECONDS}` })
+  @Max(MAX_GRACE_SECONDS, { message: `must be from 0 to ${MAX_GRACE_SECONDS}` })
+  // Listed last, checked first (class-validator runs them bottom up): a non-number says so.
+  @IsInt({ message: 'must be a whole number of seconds' })
   graceSeconds?: number;
 }

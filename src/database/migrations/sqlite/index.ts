@@ -6,6 +6,7 @@ import { PreviousSigningSecret1795800000000 } from './1795800000000-previous-sig
 import { AuditTrail1795900000000 } from './1795900000000-audit-trail';
 import { FairDelivery1796000000000 } from './1796000000000-fair-delivery';
 import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-scopes';
+import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const sqliteMigrations = (secrets: SecretBox) => [
@@ -16,4 +17,5 @@ export const sqliteMigrations = (secrets: SecretBox) => [
   AuditTrail1795900000000,
   FairDelivery1796000000000,
   PlatformKeyScopes1796100000000,
+  BinaryIdempotencyKeys1796200000000,
 ];
