@@ -80,7 +80,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 3);
     const mine = token();
     const now = Date.now() + 1000;
-    const claimed = await queue.claim([{ webhookId, count: 3 }], now, LEASE_MS, mine);
+    const claimed = (await queue.claim([{ webhookId, count: 3 }], now, LEASE_MS, mine)).sort((a, b) => a.id - b.id);
     const failed = { state: 'pending' as const, nextAttemptAt: new Date(now + 5000), at: new Date(now), durationMs: 7, status: 503, error: 'http 503' };
     await queue.complete(claimed.map(({ id }, i) => ({ id, record: i === 0 ? failed : record(new Date(now)) })), mine);
     const rows = await t.dataSource.query(

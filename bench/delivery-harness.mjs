@@ -1,0 +1,170 @@
+// What the delivery benchmarks share (delivery.mjs: W6, W7, the ceiling; isolation.mjs: W8, W9):
+// the receiver process, a service (a fresh database, organizations with their webhooks, a
+// platform key, one or more servers on it), and a load generator that offers events at a
+// fixed rate and records when each was accepted.
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import mysql from 'mysql2/promise';
+import { API_PREFIX, atCleanup, BenchError, cli, createDatabase, expectStatus, ROOT, serviceEnv, startServer, stop, waitForHealth } from './harness.mjs';
+
+export const RECEIVER_HOST = 'receiver.example.com';
+export const CA_FILE = join(ROOT, 'test', 'support', 'tls', 'ca.pem');
+/** No limit may answer 429 during the load; the limiter still counts every request. */
+const UNLIMITED = { RATE_LIMIT_PER_SESSION: '1000000000', RATE_LIMIT_PER_ORGANIZATION: '1000000000', RATE_LIMIT_PER_PLATFORM_KEY: '1000000000' };
+
+export const now = () => performance.timeOrigin + performance.now();
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+/** bench/receiver.mjs as a child: its proxy URL, and a way to ask it what arrived and what its bad receivers saw. */
+export async function startReceiver() {
+  const child = fork(join(ROOT, 'bench', 'receiver.mjs'), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  atCleanup(() => child.kill('SIGTERM'));
+  const { proxyUrl } = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      text += chunk;
+      if (text.includes('\n')) resolve(JSON.parse(text));
+    });
+    child.once('exit', (code) => reject(new BenchError(`bench/receiver.mjs exited (${code})`)));
+  });
+  const ask = (cmd) =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send({ cmd });
+    });
+  return {
+    proxyUrl,
+    arrivals: async () => new Map((await ask('arrivals')).arrivals),
+    bad: () => ask('bad'),
+    reset: () => child.send({ cmd: 'reset' }),
+  };
+}
+
+/**
+ * A fresh database with one organization per entry of `organizations` (each `{name: url}` of
+ * webhooks), an owner's session, a platform key, and `instances` servers on it (ports
+ * config.port, config.port + 1, …) delivering through the receiver's proxy.
+ */
+export async function startService(config, secretKey, dns, receiver, { organizations, instances = 1, env = {} }) {
+  const database = await createDatabase(config.mariadb);
+  const cliEnv = serviceEnv(secretKey, database.url);
+  const { id: user } = await cli(cliEnv, 'user', 'create', '--email', 'owner@acme.test');
+  const orgs = [];
+  for (const webhooks of organizations) {
+    const { id: org } = await cli(cliEnv, 'org', 'create', '--name', 'Acme');
+    await cli(cliEnv, 'member', 'add', '--org', String(org), '--user', String(user), '--role', 'owner');
+    const { token } = await cli(cliEnv, 'session', 'create', '--user', String(user), '--org', String(org));
+    orgs.push({ id: org, cookie: `__Secure-auth.session_token=${token}`, webhooks });
+  }
+  const { token: key } = await cli(cliEnv, 'platform-key', 'create', '--name', 'bench');
+  const servers = [];
+  for (let i = 0; i < instances; i++) {
+    const server = startServer(
+      serviceEnv(secretKey, database.url, {
+        PORT: String(config.port + i),
+        HOST: '127.0.0.1',
+        DNS_SERVERS: dns,
+        LOG_LEVEL: 'warn',
+        DELIVERY_PROXY_URL: receiver.proxyUrl,
+        DELIVERY_CA_FILE: CA_FILE,
+        ...UNLIMITED,
+        ...env,
+      }),
+    );
+    await waitForHealth(server);
+    servers.push(server);
+  }
+  const apis = servers.map((server) => `http://127.0.0.1:${server.port}${API_PREFIX}`);
+  for (const org of orgs) {
+    for (const [name, url] of Object.entries(org.webhooks)) {
+      await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body: { url } });
+    }
+  }
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  return {
+    servers,
+    apis,
+    headers,
+    orgs,
+    database,
+    deleteWebhook: (org, name) => expectStatus(200, 'DELETE', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie } }),
+    /** One SQL query on the service's database (for what the bench reports of the queue). */
+    query: async (sql, params = []) => {
+      const connection = await mysql.createConnection({ uri: database.url });
+      try {
+        return (await connection.query(sql, params))[0];
+      } finally {
+        await connection.end();
+      }
+    },
+    stop: async () => {
+      for (const server of servers) await stop(server.child);
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * Offers `rate` events per second for `seconds`, to the organizations in turn, posted to the
+ * service's instances in turn; the 202 time of each accepted event id. `behind` counts the
+ * events that found 512 requests still unanswered (the load generator would have been the limit).
+ */
+export async function offer(service, orgs, rate, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const accepted = new Map();
+  let failures = 0;
+  let inFlight = 0;
+  let behind = 0;
+  const started = performance.now();
+  const total = Math.round(rate * seconds);
+  let sent = 0;
+  const post = (n) =>
+    new Promise((resolve) => {
+      inFlight++;
+      const api = service.apis[n % service.apis.length];
+      const req = http.request(`${api}/events`, { method: 'POST', agent, headers: service.headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          inFlight--;
+          if (res.statusCode === 202) accepted.set(JSON.parse(text).id, now());
+          else failures++;
+          resolve();
+        });
+      });
+      req.on('error', () => (inFlight--, failures++, resolve()));
+      req.end(JSON.stringify({ type: 'transaction.created', organization: orgs[n % orgs.length].id, data: { amount: n, currency: 'EUR' } }));
+    });
+  const pending = [];
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+    for (; sent < due; sent++) {
+      if (inFlight >= 512) behind++;
+      pending.push(post(sent));
+    }
+    await sleep(2);
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return { accepted, failures, behind, offeredSeconds: (performance.now() - started) / 1000 };
+}
+
+/** Waits up to `ms` for every accepted event to arrive; the arrival times. */
+export async function arrivalsOf(receiver, accepted, ms = 10_000) {
+  let arrivals = await receiver.arrivals();
+  for (let waited = 0; waited < ms && [...accepted.keys()].some((id) => !arrivals.has(id)); waited += 250) {
+    await sleep(250);
+    arrivals = await receiver.arrivals();
+  }
+  return arrivals;
+}
+
+/** 202→arrival latencies of the accepted events that arrived, and how many arrived within [from, to]. */
+export function latencies(accepted, arrivals, from, to) {
+  const sorted = [...accepted].filter(([id]) => arrivals.has(id)).map(([id, at]) => arrivals.get(id) - at).sort((a, b) => a - b);
+  const inWindow = [...accepted.keys()].filter((id) => arrivals.has(id) && arrivals.get(id) >= from && arrivals.get(id) <= to).length;
+  return { sorted, arrived: sorted.length, inWindow };
+}
