@@ -26,6 +26,7 @@ import {
   API_PREFIX,
   BenchError,
   cleanUp,
+  cpuTicks,
   expectStatus,
   fixed,
   intFromEnv,
@@ -38,6 +39,7 @@ import {
   sampleRss,
   secondsFromEnv,
   startDns,
+  TICKS_PER_SECOND,
 } from './harness.mjs';
 import { arrivalsOf, CA_FILE, latencies, now, offer, percentile, RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
 
@@ -101,9 +103,11 @@ async function w7(config, secretKey, dns, receiver) {
     for (const rate of config.rates) {
       receiver.reset();
       log(`W7 end to end: ${rate} events/s offered for ${config.w7Seconds} s to ${config.w7Webhooks} webhook(s)`);
+      const ticks = cpuTicks(service.servers[0].child.pid);
       const windowStart = now();
       const { accepted, failures, behind, offeredSeconds } = await offer(service, service.orgs, rate, config.w7Seconds);
       const windowEnd = now();
+      const cpuMs = ((cpuTicks(service.servers[0].child.pid) - ticks) * 1000) / TICKS_PER_SECOND;
       const arrived = latencies(accepted, await arrivalsOf(receiver, accepted), windowStart, windowEnd);
       results.push({
         rate,
@@ -115,6 +119,8 @@ async function w7(config, secretKey, dns, receiver) {
         offeredPerSecond: accepted.size / offeredSeconds,
         p50: percentile(arrived.sorted, 50),
         p99: percentile(arrived.sorted, 99),
+        cpuPercent: (100 * cpuMs) / (windowEnd - windowStart),
+        cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
       });
       const r = results.at(-1);
       log(`W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`);
@@ -168,10 +174,12 @@ function report(config, w6Result, w7Results, ceilingResult) {
   out('|---|---:|---:|---:|---:|---:|');
   out(`| W6 POST /events, 3 webhooks, dispatch off | ${fixed(w6Result.rps, 0)} | ${fixed(w6Result.p50, 2)} | ${fixed(w6Result.p99, 2)} | ${w6Result.failures} | ${fixed(mb(w6Result.peakRssKb), 1)} |`);
   out();
-  out(`| W7 offered events/s (${config.w7Webhooks} webhook(s)) | accepted/s | delivered/s in the window | arrived | 202→arrival p50 ms | p99 ms | ingest failures |`);
-  out('|---:|---:|---:|---:|---:|---:|---:|');
+  out(`| W7 offered events/s (${config.w7Webhooks} webhook(s)) | accepted/s | delivered/s in the window | arrived | 202→arrival p50 ms | p99 ms | ingest failures | server CPU % | server CPU µs per event |`);
+  out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of w7Results) {
-    out(`| ${r.rate} | ${fixed(r.offeredPerSecond, 0)} | ${fixed(r.deliveredPerSecond, 0)} | ${r.arrived}/${r.accepted} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r.failures} |`);
+    out(
+      `| ${r.rate} | ${fixed(r.offeredPerSecond, 0)} | ${fixed(r.deliveredPerSecond, 0)} | ${r.arrived}/${r.accepted} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r.failures} | ${fixed(r.cpuPercent, 0)} | ${fixed(r.cpuUsPerEvent, 0)} |`,
+    );
   }
   const sustained = Math.max(0, ...w7Results.filter((r) => r.arrived === r.accepted && r.failures === 0 && r.deliveredPerSecond >= 0.95 * r.rate).map((r) => r.rate));
   out();

@@ -55,6 +55,29 @@ export class MysqlConnections {
     });
   }
 
+  /**
+   * The statements in one transaction sent as one multi-statement text query: one round trip
+   * (and one socket write) instead of four for BEGIN, two statements and COMMIT. Values are
+   * escaped by mysql2 as for any text query. When a statement fails, MySQL runs none of the
+   * rest: the open transaction is rolled back and the error thrown. The rows each statement
+   * touched.
+   */
+  script(statements: readonly { sql: string; params: readonly SqlValue[] }[]): Promise<number[]> {
+    return this.withConnection(async (connection) => {
+      const sql = ['START TRANSACTION', ...statements.map((s) => s.sql), 'COMMIT'].join(';\n');
+      const values = statements.flatMap((s) => s.params as SqlValue[]);
+      try {
+        const results = await new Promise<ResultSetHeader[]>((resolve, reject) =>
+          connection.query({ sql, values, timeout: this.deadlines.queryMs }, (error, result) => (error ? reject(error) : resolve(result as ResultSetHeader[]))),
+        );
+        return results.slice(1, -1).map((result) => result.affectedRows);
+      } catch (error) {
+        await new ConnectionStatements(connection, this.deadlines.queryMs).command('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
   private async withConnection<T>(use: (connection: PoolConnection) => Promise<T>): Promise<T> {
     const connection = await this.acquire();
     let broken = false;

@@ -60,6 +60,24 @@ function withHexTail(address: string): string | undefined {
  * such is not public.
  */
 export function isPublicAddress(address: string): boolean {
+  let verdict = judged.get(address);
+  if (verdict === undefined) {
+    verdict = judgePublic(address);
+    if (judged.size >= MAX_JUDGED) judged.clear();
+    judged.set(address, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * The verdicts already reached, by address: every attempt judges the addresses its host
+ * resolved to (docs/api.md 10.4), nearly always the same few, and parsing one with ipaddr.js
+ * was 3 % of the dispatcher's CPU (docs/performance.md). A pure function of the string.
+ */
+const judged = new Map<string, boolean>();
+const MAX_JUDGED = 4096;
+
+function judgePublic(address: string): boolean {
   if (ipaddr.IPv4.isValidFourPartDecimal(address)) return isPublicV4(ipaddr.IPv4.parse(address));
   const v6 = withHexTail(address);
   if (v6 !== undefined && ipaddr.IPv6.isValid(v6) && !v6.includes('%')) return isPublicV6(ipaddr.IPv6.parse(v6));

@@ -40,6 +40,9 @@ interface Lookup {
  */
 @Injectable()
 export class UrlResolution {
+  /** Delivery's lookups on their way, by host name. */
+  private readonly vetting = new Map<string, Promise<Lookup>>();
+
   constructor(
     private readonly resolver: HostResolver,
     @Inject(PINO) private readonly logger: Logger,
@@ -64,9 +67,19 @@ export class UrlResolution {
     return { kind: 'ok' };
   }
 
-  /** Delivery's check, at every attempt: the addresses to connect to on `port`, or why there are none. */
+  /**
+   * Delivery's check, at every attempt: the addresses to connect to on `port`, or why there are
+   * none. Attempts to one host that start while a lookup of it is on its way share that lookup:
+   * its answer arrives after each of them began, as fresh as one of their own, and a busy
+   * dispatcher sends a few queries instead of two per attempt (docs/performance.md).
+   */
   async vet(hostname: string, port: number): Promise<VettedHost> {
-    const found = await this.lookup(hostname);
+    let lookup = this.vetting.get(hostname);
+    if (lookup === undefined) {
+      lookup = this.lookup(hostname).finally(() => this.vetting.delete(hostname));
+      this.vetting.set(hostname, lookup);
+    }
+    const found = await lookup;
     const verdict = judge(found, port, this.addresses);
     if (verdict.kind === 'ok') return { kind: 'ok', addresses: found.addresses };
     if (verdict.kind === 'invalid') return { kind: verdict.problem === NOT_PUBLIC ? 'blocked address' : 'does not resolve' };
