@@ -49,6 +49,15 @@ describeEachDatabase('audit trail', (kind: DatabaseKind) => {
     expect(await latest(o.cookie)).toMatchObject({ action: 'webhook.updated', webhook: 'audited', fields: ['transaction.created', 'card.updated'] });
   });
 
+  it('names in an update only the members whose value changed: one sent with its stored value is not a change', async () => {
+    const o = await owner();
+    await t.http().post('/api/webhook/same').set('Cookie', o.cookie).send({ url: url('a'), rateLimit: 5 }).expect(201);
+    await t.http().patch('/api/webhook/same').set('Cookie', o.cookie).send({ url: url('a'), rateLimit: 5, card: { updated: url('cu') } }).expect(200);
+    expect(await latest(o.cookie)).toMatchObject({ action: 'webhook.updated', webhook: 'same', fields: ['card.updated'] });
+    await t.http().patch('/api/webhook/same').set('Cookie', o.cookie).send({ rateLimit: null }).expect(200);
+    expect(await latest(o.cookie)).toMatchObject({ action: 'webhook.updated', fields: ['rateLimit'] });
+  });
+
   it('records the legacy create-or-update as a create, then as an update of what changed', async () => {
     const o = await owner();
     await t.http().post('/api/webhook').set('Cookie', o.cookie).send({ name: 'legacy', url: url('a') }).expect(200);

@@ -370,6 +370,49 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
   });
 });
 
+describe("UrlResolution.vet: delivery's check at every attempt (docs/api.md 10.4)", () => {
+  /** Answers only when released, so that lookups overlap. */
+  class HeldResolver extends HostResolver {
+    readonly calls: string[] = [];
+    private readonly held: (() => void)[] = [];
+    override resolve4(name: string): Promise<string[]> {
+      this.calls.push(`A ${name}`);
+      return new Promise((resolve) => this.held.push(() => resolve([PUBLIC_V4[0]])));
+    }
+    override resolve6(name: string): Promise<string[]> {
+      this.calls.push(`AAAA ${name}`);
+      return new Promise((resolve) => this.held.push(() => resolve([])));
+    }
+    release(): void {
+      for (const answer of this.held.splice(0)) answer();
+    }
+  }
+
+  it('lets attempts to one host that start while its lookup is on its way share that lookup', async () => {
+    const resolver = new HeldResolver();
+    const resolution = new UrlResolution(resolver, silent);
+    const vets = [resolution.vet('a.example', 443), resolution.vet('a.example', 443)];
+    resolver.release();
+    expect(await Promise.all(vets)).toEqual([
+      { kind: 'ok', addresses: [PUBLIC_V4[0]] },
+      { kind: 'ok', addresses: [PUBLIC_V4[0]] },
+    ]);
+    expect(resolver.calls).toEqual(['A a.example', 'AAAA a.example']);
+  });
+
+  it('resolves again for an attempt that starts after the lookup answered: nothing is kept', async () => {
+    const resolver = new HeldResolver();
+    const resolution = new UrlResolution(resolver, silent);
+    const first = resolution.vet('a.example', 443);
+    resolver.release();
+    await first;
+    const second = resolution.vet('a.example', 443);
+    resolver.release();
+    await second;
+    expect(resolver.calls).toEqual(['A a.example', 'AAAA a.example', 'A a.example', 'AAAA a.example']);
+  });
+});
+
 describe('UrlResolution with TRUSTED_CIDRS that name their ports (docs/api.md 10.4)', () => {
   const policy = new AddressPolicy([{ cidr: '10.0.0.0/8', ports: [8443] }]);
   const resolver = () => new TableResolver({ 'internal.example': { a: ['10.0.0.5'], aaaa: 'ENODATA' } });
