@@ -1,7 +1,7 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
-import type { SessionCaller } from '../auth/auth-policy';
+import type { SessionCaller } from '../identity/caller';
 import { PAGE_LIMIT_SCHEMA, PageQuery } from '../common/page-query';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PageCursors } from '../common/page-cursors';
+import { PageCursors } from '../crypto/page-cursors';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuditController } from './audit.controller';
 import { AuditRetention } from './audit-retention';

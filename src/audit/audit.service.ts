@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PageCursors } from '../common/page-cursors';
+import { PageCursors } from '../crypto/page-cursors';
 import { dateOf } from '../database/sql-dialect';
 import { AuditRepository } from './audit.repository';
 

@@ -1,4 +1,5 @@
 import type { Role } from '../identity/entities/member.entity';
+import type { Caller } from '../identity/caller';
 
 /** What a route requires of its caller; routes without a policy are refused (fail closed). */
 export type AuthPolicy =
@@ -8,37 +9,6 @@ export type AuthPolicy =
   | { readonly kind: 'public' };
 
 export const AUTH_POLICY = 'platform-api:auth-policy';
-
-/** A browser user acting in an organization (docs/api.md 4, webhook operations). */
-export interface SessionCaller {
-  readonly kind: 'session';
-  /** Identifies the session without being its token (the token's hash): for rate limits. */
-  readonly sessionKey: string;
-  /** Who acts: recorded as the actor of the audit trail (docs/api.md 10.9). */
-  readonly userId: number;
-  readonly organizationId: number;
-  readonly role: Role;
-}
-
-/** A wallet extension acting for its user (docs/api.md 4, card provisioning). */
-export interface WalletCaller {
-  readonly kind: 'wallet-extension';
-  /** Identifies the token without being it (its hash): for rate limits. */
-  readonly tokenKey: string;
-  readonly userId: number;
-}
-
-/** The internal platform API, sending events (docs/api.md 10.1). */
-export interface PlatformCaller {
-  readonly kind: 'platform';
-  /** Identifies the key without being it (its hash): for rate limits. */
-  readonly tokenKey: string;
-  readonly keyId: number;
-  /** The organizations the key may send events for; null: every organization. */
-  readonly organizations: readonly number[] | null;
-}
-
-export type Caller = SessionCaller | WalletCaller | PlatformCaller;
 
 declare module 'express-serve-static-core' {
   interface Request {

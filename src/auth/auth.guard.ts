@@ -4,7 +4,8 @@ import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
 import { DomainError, Errors } from '../common/domain-error';
 import { ClientLimits } from '../rate-limit/client-limits';
-import { AUTH_POLICY, AuthPolicy, Caller } from './auth-policy';
+import { AUTH_POLICY, AuthPolicy } from './auth-policy';
+import type { Caller } from '../identity/caller';
 import { Authenticator } from './authenticator';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

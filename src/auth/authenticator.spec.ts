@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { requestWith } from './testing/request-with';
+import { requestWith } from '../../test/support/unit/request-with';
 import { describe, expect, it, vi } from 'vitest';
-import { rejectionOf } from '../common/testing/domain-errors';
+import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { Role } from '../identity/entities/member.entity';
 import type { IdentityRepository, SessionGrant } from '../identity/identity.repository';
 import type { LivePlatformKey } from '../identity/platform-key.model';

@@ -5,7 +5,7 @@ import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
 import { IdentityRepository } from '../identity/identity.repository';
 import { PlatformKeysRepository } from '../identity/platform-keys.repository';
-import type { PlatformCaller, SessionCaller, WalletCaller } from './auth-policy';
+import type { PlatformCaller, SessionCaller, WalletCaller } from '../identity/caller';
 import { CredentialSource, sessionTokenOf, bearerTokenOf } from './credentials';
 import { PlatformKeyUses } from './platform-key-uses';
 

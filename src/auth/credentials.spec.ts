@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { requestWith } from './testing/request-with';
+import { requestWith } from '../../test/support/unit/request-with';
 import { describe, expect, it } from 'vitest';
 import { sessionTokenOf, bearerTokenOf } from './credentials';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../common/domain-error';
-import type { PlatformCaller } from './auth-policy';
+import type { PlatformCaller } from '../identity/caller';
 import { refuseOrganizationOutsideKey } from './platform-scope';
 
 const keyFor = (organizations: number[] | null): PlatformCaller => ({ kind: 'platform', tokenKey: 'k', keyId: 1, organizations });

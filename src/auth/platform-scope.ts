@@ -1,5 +1,5 @@
 import { Errors } from '../common/domain-error';
-import type { PlatformCaller } from './auth-policy';
+import type { PlatformCaller } from '../identity/caller';
 
 /**
  * docs/api.md 10.1: a key restricted to some organizations sends events for those only; any

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, WalletExtension } from '../auth/auth.decorators';
-import type { WalletCaller } from '../auth/auth-policy';
+import type { WalletCaller } from '../identity/caller';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { ProvisioningCredentialsDto } from './dto/provisioning-credentials.dto';
 import { CardsService } from './cards.service';

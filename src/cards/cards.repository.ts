@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SealedSecret } from '../crypto/secret-box';
-import { Database, SqlExecutor } from '../database/database';
+import { Database } from '../database/database';
+import type { SqlExecutor } from '../database/sql-executor';
 import { CardStatus } from './entities/card.entity';
 
 // The Database executor: provisioning is a measured hot path (prepared statement, only the needed columns).

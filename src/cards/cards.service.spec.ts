@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
-import { rejectionOf } from '../common/testing/domain-errors';
+import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
-import type { SqlExecutor } from '../database/database';
+import type { SqlExecutor } from '../database/sql-executor';
 import type { EmittedEvent, EventIngest } from '../delivery/events/event-ingest.service';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 

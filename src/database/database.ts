@@ -5,18 +5,8 @@ import { AppConfig } from '../config/app-config';
 import { isDeadlock } from './database-errors';
 import { MysqlConnections } from './mysql-connections';
 import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
+import type { Row, SqlExecutor, SqlValue } from './sql-executor';
 
-export type SqlValue = string | number | null;
-export type Row = Record<string, unknown>;
-
-/** Runs raw statements, alone or inside a transaction. */
-export interface SqlExecutor {
-  select<T extends Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
-  /** For INSERT/UPDATE/DELETE: the number of rows the statement touched. */
-  execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
-  /** For an INSERT into a table with a generated id: that id. */
-  insert(sql: string, params?: readonly SqlValue[]): Promise<number>;
-}
 
 const DEADLOCK_ATTEMPTS = 3;
 

@@ -1,6 +1,6 @@
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import { isDatabaseUnavailable } from './database-errors';
-import type { Row, SqlExecutor, SqlValue } from './database';
+import type { Row, SqlExecutor, SqlValue } from './sql-executor';
 
 export interface MysqlDeadlines {
   /** Longest wait for a pooled connection (mysql2's pool queues without a limit). */

@@ -2,7 +2,7 @@ import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditModule } from '../audit/audit.module';
-import { PageCursors } from '../common/page-cursors';
+import { PageCursors } from '../crypto/page-cursors';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';

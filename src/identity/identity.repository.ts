@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
+import { isUniqueViolation } from '../database/database-errors';
 import { sqlTimestamp } from '../database/sql-dialect';
 import { AccessTokenKind } from './entities/access-token.entity';
 import { Role } from './entities/member.entity';
@@ -68,9 +69,14 @@ export class IdentityRepository {
     return this.exists('SELECT 1 AS one FROM organizations WHERE id = ?', [id]);
   }
 
-  createUser(email: string, name: string | null): Promise<number> {
-    return this.db.insert('INSERT INTO users (email, name) VALUES (?, ?)', [email, name]);
+  /** The new user's id, or 'email taken' (the unique index decides, also under races). */
+  createUser(email: string, name: string | null): Promise<number | 'email taken'> {
+    return this.db.insert('INSERT INTO users (email, name) VALUES (?, ?)', [email, name]).catch((error: unknown) => {
+      if (isUniqueViolation(error)) return 'email taken' as const;
+      throw error;
+    });
   }
+
 
   userExists(id: number): Promise<boolean> {
     return this.exists('SELECT 1 AS one FROM users WHERE id = ?', [id]);

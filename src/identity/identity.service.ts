@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/domain-error';
-import { isUniqueViolation } from '../database/database-errors';
 import { hashToken, newOpaqueToken } from '../crypto/opaque-token';
 import { Role } from './entities/member.entity';
 import { IdentityRepository } from './identity.repository';
@@ -47,12 +46,9 @@ export class IdentityService {
   }
 
   async createUser(email: string, name: string | null): Promise<number> {
-    try {
-      return await this.identities.createUser(email, name);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.conflict(`a user with email ${email} exists`);
-      throw error;
-    }
+    const id = await this.identities.createUser(email, name);
+    if (id === 'email taken') throw Errors.conflict(`a user with email ${email} exists`);
+    return id;
   }
 
   /** Adds the membership, or changes its role: one row per pair. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Database, SqlExecutor } from '../database/database';
+import { Database } from '../database/database';
+import type { SqlExecutor } from '../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../database/sql-dialect';
 import type { OperatorAuditAction } from './entities/operator-audit-entry.entity';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Logger } from 'pino';
-import type { SessionCaller } from '../auth/auth-policy';
+import type { SessionCaller } from '../identity/caller';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { AppConfig } from '../config/app-config';
 import { PINO } from '../logging/pino.provider';

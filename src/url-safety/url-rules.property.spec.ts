@@ -13,7 +13,7 @@ import {
   ipv6ToBigInt,
   isPublicIPv4,
   isPublicIPv6,
-} from './testing/public-address.oracle';
+} from '../../test/support/unit/public-address.oracle';
 import {
   type AcceptedHost,
   acceptedHost,
@@ -30,7 +30,7 @@ import {
   schemeSeparator,
   urlTail,
   userinfo,
-} from './testing/url-arbitraries';
+} from '../../test/support/unit/url-arbitraries';
 import { checkUrl } from './url-rules';
 
 /**

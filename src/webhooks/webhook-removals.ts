@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlExecutor } from '../database/database';
+import type { SqlExecutor } from '../database/sql-executor';
 
 /** Work done in the transaction that deletes a webhook, before its row goes. */
 export type WebhookRemovalHook = (tx: SqlExecutor, webhookId: number) => Promise<void>;

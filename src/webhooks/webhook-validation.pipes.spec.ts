@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { thrownBy } from '../common/testing/domain-errors';
+import { thrownBy } from '../../test/support/unit/domain-errors';
 import {
   CreateWebhookBodyPipe,
   DeleteWebhookBodyPipe,

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
-import type { SessionCaller } from '../auth/auth-policy';
+import type { SessionCaller } from '../identity/caller';
 import type { ErrorCode } from '../common/domain-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';

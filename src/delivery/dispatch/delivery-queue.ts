@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SealedSecret } from '../../crypto/secret-box';
-import type { SqlExecutor, SqlValue } from '../../database/database';
+import type { SqlExecutor, SqlValue } from '../../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import type { DeliveryState } from '../delivery.model';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlExecutor } from '../../database/database';
+import type { SqlExecutor } from '../../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { EndpointHealth, HEALTHY } from './endpoint-health';
 import { DispatchDatabase } from './dispatch-database';

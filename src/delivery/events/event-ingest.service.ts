@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../audit/audit.model';
 import { Errors } from '../../common/domain-error';
 import { SealedSecret, SecretBox } from '../../crypto/secret-box';
-import { Database, SqlExecutor } from '../../database/database';
-import { isForeignKeyViolation } from '../../database/database-errors';
+import { Database } from '../../database/database';
+import type { SqlExecutor } from '../../database/sql-executor';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
 import type { IncomingEvent } from './event-body.pipe';
@@ -63,10 +63,8 @@ export class EventIngest {
     await this.pending.check(event.organization);
     const handoff = this.dispatch.handoff();
     const newEvent = { ...this.newEvent(event.organization, event.type, event.data, requestHash), idempotencyKey };
-    const outcome = await this.events.insert(newEvent, { handoff }).catch((error: unknown) => {
-      if (isForeignKeyViolation(error)) throw Errors.notFound();
-      throw error;
-    });
+    const outcome = await this.events.insert(newEvent, { handoff });
+    if (outcome === 'unknown organization') throw Errors.notFound();
     if (outcome === 'duplicate') {
       // Another request with this key committed first (a race): answer as it was answered.
       const winner = await this.events.findByIdempotencyKey(event.organization, idempotencyKey!);

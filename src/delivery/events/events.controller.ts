@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, PlatformApi } from '../../auth/auth.decorators';
-import type { PlatformCaller } from '../../auth/auth-policy';
+import type { PlatformCaller } from '../../identity/caller';
 import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';

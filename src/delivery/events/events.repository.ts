@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { AuditChange } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import type { SealedSecret } from '../../crypto/secret-box';
-import { Database, SqlExecutor, SqlValue } from '../../database/database';
-import { isUniqueViolation } from '../../database/database-errors';
+import { Database } from '../../database/database';
+import type { SqlExecutor, SqlValue } from '../../database/sql-executor';
+import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { WebhookSql } from '../../webhooks/webhook-sql';
 import type { Handoff } from '../dispatch-signal';
@@ -83,14 +84,16 @@ export class EventsRepository {
    * SELECT reads the source row and the webhooks with shared locks (InnoDB does so for the
    * SELECT of an INSERT … SELECT): a webhook write, which locks the source row exclusively, is
    * wholly before or after it, and events of one organization do not wait for each other.
-   * 'duplicate' when the idempotency key is taken.
+   * 'duplicate' when the idempotency key is taken; 'unknown organization' when there is no such
+   * organization (its foreign key says so).
    */
-  insert(event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number } | 'duplicate'> {
+  insert(event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number } | 'duplicate' | 'unknown organization'> {
     return this.db
       .atomically(this.statements(event, fanOut))
       .then(([, deliveries]) => ({ deliveries }))
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'duplicate' as const;
+        if (isForeignKeyViolation(error)) return 'unknown organization' as const;
         throw error;
       });
   }

@@ -3,7 +3,7 @@ import { Errors } from '../../common/domain-error';
 import { dateOf } from '../../database/sql-dialect';
 import { DELIVERY_STATES, DeliveryState } from '../delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
-import { PageCursors } from '../../common/page-cursors';
+import { PageCursors } from '../../crypto/page-cursors';
 import { PageQuery } from '../../common/page-query';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 

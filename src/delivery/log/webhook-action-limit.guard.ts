@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { SessionCaller } from '../../auth/auth-policy';
+import type { SessionCaller } from '../../identity/caller';
 import { ClientLimits } from '../../rate-limit/client-limits';
 
 /**

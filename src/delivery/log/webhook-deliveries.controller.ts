@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
-import type { SessionCaller } from '../../auth/auth-policy';
+import type { SessionCaller } from '../../identity/caller';
 import { Errors } from '../../common/domain-error';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { WebhookRateLimitGuard } from '../../rate-limit/webhook-rate-limit.guard';

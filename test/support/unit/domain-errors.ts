@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { errorBody } from '../../http/error-answer';
-import { DomainError } from '../domain-error';
+import { errorBody } from '../../../src/http/error-answer';
+import { DomainError } from '../../../src/common/domain-error';
 
 /** A DomainError as the client sees it: its status, `{code, message?}` body and any Retry-After. */
 export interface SeenError {

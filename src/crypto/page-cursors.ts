@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { Errors } from './domain-error';
+import { Errors } from '../common/domain-error';
 
 /**
  * The `next` cursors of the paged lists (the delivery log, the audit trail; docs/api.md 10.7,
