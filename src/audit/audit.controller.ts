@@ -4,14 +4,14 @@ import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
 import { PAGE_LIMIT_SCHEMA, PageQuery } from '../common/page-query';
 import { ApiErrorResponses } from '../http/openapi-errors';
-import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
+import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { AuditService } from './audit.service';
 import { AuditPageDto } from './dto/audit.dto';
 
 /** `GET {p}/audit` (docs/api.md 10.9): who changed the organization's webhooks, for owners and admins. */
 @ApiTags('audit')
 @Authenticated({ roles: ['owner', 'admin'] })
-@UseGuards(WebhookRateLimitGuard)
+@UseGuards(SessionRateLimitGuard)
 @ApiErrorResponses({ 400: ['bad request'], 429: ['rate limited'] })
 @Controller('audit')
 export class AuditController {

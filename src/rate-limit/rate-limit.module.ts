@@ -8,7 +8,7 @@ import { PINO } from '../logging/pino.provider';
 import { ClientLimits } from './client-limits';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
-import { WebhookRateLimitGuard } from './webhook-rate-limit.guard';
+import { SessionRateLimitGuard } from './session-rate-limit.guard';
 
 /** The caller the AuthGuard put on the request (the throttler types requests loosely). */
 const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
@@ -39,7 +39,7 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
       }),
     }),
   ],
-  providers: [WebhookRateLimitGuard, ClientLimits, RouteMetadataReflector],
-  exports: [ThrottlerModule, WebhookRateLimitGuard, ClientLimits, RouteMetadataReflector],
+  providers: [SessionRateLimitGuard, ClientLimits, RouteMetadataReflector],
+  exports: [ThrottlerModule, SessionRateLimitGuard, ClientLimits, RouteMetadataReflector],
 })
 export class RateLimitModule {}

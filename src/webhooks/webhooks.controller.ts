@@ -4,7 +4,7 @@ import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
 import type { ErrorCode } from '../common/domain-error';
 import { ApiErrorResponses } from '../http/openapi-errors';
-import { WebhookRateLimitGuard } from '../rate-limit/webhook-rate-limit.guard';
+import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, RotateSecretDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
 import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
@@ -28,7 +28,7 @@ const WRITE_FORBIDDEN: ErrorCode[] = ['forbidden origin', 'no organization', 'no
 @ApiTags('webhooks')
 @ApiExtraModels(WebhookDto)
 @Authenticated({ roles: ['owner', 'admin'] })
-@UseGuards(WebhookRateLimitGuard)
+@UseGuards(SessionRateLimitGuard)
 @ApiErrorResponses({ 429: ['rate limited'] })
 @Controller('webhook')
 export class WebhooksController {

@@ -4,7 +4,7 @@ import { Authenticated, Caller } from '../../auth/auth.decorators';
 import type { SessionCaller } from '../../identity/caller';
 import { Errors } from '../../common/domain-error';
 import { ApiErrorResponses } from '../../http/openapi-errors';
-import { WebhookRateLimitGuard } from '../../rate-limit/webhook-rate-limit.guard';
+import { SessionRateLimitGuard } from '../../rate-limit/session-rate-limit.guard';
 import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
 import { DELIVERY_STATES } from '../delivery.model';
@@ -30,7 +30,7 @@ const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum:
  */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
-@UseGuards(WebhookRateLimitGuard)
+@UseGuards(SessionRateLimitGuard)
 @ApiParam({ name: 'name', schema: { type: 'string', pattern: WEBHOOK_NAME_PATTERN.source } })
 @ApiErrorResponses({ 400: ['invalid name', 'bad request'], 404: ['not found'], 429: ['rate limited'] })
 @Controller('webhook/:name')

@@ -11,12 +11,14 @@ import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { Errors } from '../common/domain-error';
 
 /**
- * @nestjs/throttler's guard with this service's answer: 429 `{"code":"rate limited"}` and a
- * plain Retry-After. Runs after the global AuthGuard, so it counts per session and per
- * organization (the trackers of RateLimitModule). Its route metadata is read once per route.
+ * The limits of the admin console's routes (webhooks, their deliveries, the audit trail): per
+ * session and per organization (the trackers of RateLimitModule), one counter each across all
+ * of them. @nestjs/throttler's guard with this service's answer: 429 `{"code":"rate limited"}`
+ * and a plain Retry-After. Runs after the global AuthGuard, which puts the session on the
+ * request. Its route metadata is read once per route.
  */
 @Injectable()
-export class WebhookRateLimitGuard extends ThrottlerGuard {
+export class SessionRateLimitGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
