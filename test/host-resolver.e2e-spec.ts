@@ -17,7 +17,8 @@ import { startDnsServer, TestDnsServer } from './support/dns-server';
 const FAST = 'fast.example.com';
 const SLOW = 'slow.example.com';
 const HALF = 'half.example.com';
-const HISTORY_MS = 62_000;
+/** Answers a channel would have seen before this lookup: c-ares adapts after three (20 fast lookups: a shared channel answered ETIMEOUT after 1 s). */
+const HISTORY = 20;
 const SLOW_ANSWER_MS = 1_200;
 
 const resolverFor = (servers: string[], timeoutMs: number) =>
@@ -33,23 +34,17 @@ beforeAll(async () => {
 });
 afterAll(() => dns?.close());
 
-it(
-  'waits DNS_TIMEOUT_MS for a slow answer after a minute of fast ones',
-  async () => {
-    const resolver = resolverFor([dns.address], 5000);
-    const end = Date.now() + HISTORY_MS;
-    while (Date.now() < end) {
-      expect(await resolver.resolve4(FAST)).toEqual(['93.184.215.14']);
-      const [a] = await resolver.resolveBoth(FAST);
-      expect(a).toEqual({ status: 'fulfilled', value: ['93.184.215.14'] });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(await resolver.resolve4(SLOW)).toEqual(['93.184.215.34']);
-    const [a] = await resolver.resolveBoth(SLOW);
-    expect(a).toEqual({ status: 'fulfilled', value: ['93.184.215.34'] });
-  },
-  HISTORY_MS + 30_000,
-);
+it('waits DNS_TIMEOUT_MS for a slow answer after many fast ones', async () => {
+  const resolver = resolverFor([dns.address], 5000);
+  for (let i = 0; i < HISTORY; i++) {
+    expect(await resolver.resolve4(FAST)).toEqual(['93.184.215.14']);
+    const [a] = await resolver.resolveBoth(FAST);
+    expect(a).toEqual({ status: 'fulfilled', value: ['93.184.215.14'] });
+  }
+  expect(await resolver.resolve4(SLOW)).toEqual(['93.184.215.34']);
+  const [a] = await resolver.resolveBoth(SLOW);
+  expect(a).toEqual({ status: 'fulfilled', value: ['93.184.215.34'] });
+});
 
 describe('one c-ares channel per lookup', () => {
   it("asks a host's A and AAAA from one channel (one socket), as a URL check does", async () => {
