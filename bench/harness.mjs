@@ -1,8 +1,9 @@
-// What the benchmark scripts share (run.mjs: W1-W5 and cold starts; delivery.mjs: W6-W7):
-// configuration from the environment, cleanup of everything started, MariaDB databases, the
-// built service's processes (server and CLI, launched as production launches them), a plain
-// HTTP client, the DNS server process, and /proc readings of a process's memory and CPU.
-import { execFile, spawn } from 'node:child_process';
+// What the benchmark scripts share (run.mjs: W1-W5 and cold starts; delivery.mjs: W6-W7;
+// ab.mjs: the A/B comparison): configuration from the environment, cleanup of everything
+// started, MariaDB databases, the built service's processes (server and CLI, launched as
+// production launches them), a plain HTTP client, the DNS server process, the load generators
+// (wrk and autocannon), and /proc readings of a process's memory and CPU.
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -244,6 +246,85 @@ export async function startDns() {
   });
 }
 
+
+// ---- load generators ----------------------------------------------------------------------
+
+export const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+
+// wrk: headers from WRK_HEADERS, as ../shared/perf/wrk/headers.lua does. With WRK_BODIES (one
+// JSON body per line) each request takes the next body in turn; without, request() stays
+// undefined and wrk keeps its static, pre-built request (no per-request Lua work), as load.sh.
+export const WRK_LUA = `
+for line in (os.getenv("WRK_HEADERS") or ""):gmatch("[^\\r\\n]+") do
+  local name, value = line:match("^%s*([^:%s]+)%s*:%s*(.-)%s*$")
+  if name then wrk.headers[name] = value end
+end
+local bodies = {}
+for body in (os.getenv("WRK_BODIES") or ""):gmatch("[^\\n]+") do bodies[#bodies + 1] = body end
+if #bodies > 0 then
+  wrk.method = os.getenv("WRK_METHOD")
+  wrk.headers["Content-Type"] = "application/json"
+  local n = 0
+  function request()
+    n = n + 1
+    return wrk.format(nil, nil, nil, bodies[n % #bodies + 1])
+  end
+end
+`;
+
+/** wrk prints 812.00us / 1.23ms / 1.05s / 1.20m / 1.00h: to milliseconds. */
+export function wrkMs(text) {
+  const match = /^([\d.]+)(us|ms|s|m|h)$/.exec(text ?? '');
+  if (!match) return NaN;
+  return Number(match[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2]];
+}
+
+/**
+ * One wrk run with `luaFile` (WRK_LUA written to a file), latency percentiles on: rps, p50 and
+ * p99 (ms), non-2xx answers and socket errors (timeouts included); `output`, what wrk printed.
+ */
+export async function runWrk({ url, headers, method = 'GET', bodies = [], seconds, threads, connections, luaFile }) {
+  const env = {
+    ...process.env,
+    WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n'),
+    WRK_METHOD: method,
+    WRK_BODIES: bodies.map((body) => JSON.stringify(body)).join('\n'),
+  };
+  const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '-s', luaFile, url];
+  const child = spawnTracked('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new BenchError(`wrk exited ${code}: ${text.trim()}`);
+  const line = (re) => re.exec(text)?.[1];
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  return {
+    rps: Number(line(/^Requests\/sec:\s+([\d.]+)/m)),
+    p50: wrkMs(line(/^\s+50%\s+(\S+)/m)),
+    p99: wrkMs(line(/^\s+99%\s+(\S+)/m)),
+    non2xx: Number(line(/Non-2xx or 3xx responses: (\d+)/) ?? 0),
+    errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    output: text,
+  };
+}
+
+/**
+ * One autocannon run (in this process, so sharing its CPU; latency in whole milliseconds) of
+ * `requests` against `url`: the same figures as runWrk, and the answers counted by status.
+ */
+export async function runAutocannon({ url, requests, seconds, connections }) {
+  const result = await autocannon({ url, connections, duration: seconds, requests });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors, // timeouts included
+    // wrk gives no such breakdown
+    statuses: Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}x${count}`).join(' '),
+  };
+}
 
 /** Samples VmRSS of the server every 100 ms; `done()` stops and gives the peak in kB. */
 export function sampleRss(pid) {

@@ -25,13 +25,11 @@
 //   BENCH_WORKLOADS ["W1 W2 W3 W4 W5"]  BENCH_COLD_RUNS [3] (0: no cold starts)
 //   BENCH_SERVER_LOG    where the server's stdout (one JSON line per request) goes
 //                       [bench/results/server.log]
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import {
   API_PREFIX,
   atCleanup,
@@ -45,6 +43,7 @@ import {
   intFromEnv,
   log,
   mb,
+  onPath,
   out,
   parseServerUrl,
   procStatusKb,
@@ -53,17 +52,19 @@ import {
   requirePortFree,
   RESULTS,
   ROOT,
+  runAutocannon,
+  runWrk,
   sampleRss,
   secondsFromEnv,
   serviceEnv,
   shown,
-  spawnTracked,
   startDns,
   startServer,
   stop,
   TICKS_PER_SECOND,
   waitForHealth,
   withMariadb,
+  WRK_LUA,
 } from './harness.mjs';
 
 const TOKENS_FILE = join(RESULTS, 'tokens.json');
@@ -72,7 +73,6 @@ const HOOK_NAME = 'hook-01';
 const TTL_ONE_YEAR = '31536000';
 
 function loadConfig() {
-  const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
   const tool = process.env.BENCH_TOOL || (onPath('wrk') ? 'wrk' : 'autocannon');
   if (tool !== 'wrk' && tool !== 'autocannon') throw new BenchError(`BENCH_TOOL: wrk or autocannon, got ${JSON.stringify(tool)}`);
   if (tool === 'wrk' && !onPath('wrk')) throw new BenchError('BENCH_TOOL=wrk but wrk is not on PATH (apt-get install wrk)');
@@ -209,61 +209,9 @@ async function checkOnce(workload, api, headers) {
   }
 }
 
-// wrk: headers from WRK_HEADERS, as ../shared/perf/wrk/headers.lua does. With WRK_BODIES (one
-// JSON body per line) each request takes the next body in turn; without, request() stays
-// undefined and wrk keeps its static, pre-built request (no per-request Lua work), as load.sh.
-const WRK_LUA = `
-for line in (os.getenv("WRK_HEADERS") or ""):gmatch("[^\\r\\n]+") do
-  local name, value = line:match("^%s*([^:%s]+)%s*:%s*(.-)%s*$")
-  if name then wrk.headers[name] = value end
-end
-local bodies = {}
-for body in (os.getenv("WRK_BODIES") or ""):gmatch("[^\\n]+") do bodies[#bodies + 1] = body end
-if #bodies > 0 then
-  wrk.method = os.getenv("WRK_METHOD")
-  wrk.headers["Content-Type"] = "application/json"
-  local n = 0
-  function request()
-    n = n + 1
-    return wrk.format(nil, nil, nil, bodies[n % #bodies + 1])
-  end
-end
-`;
-
-/** wrk prints 812.00us / 1.23ms / 1.05s / 1.20m: to milliseconds. */
-function wrkMs(text) {
-  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text ?? '');
-  if (!match) return NaN;
-  return Number(match[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[match[2]];
-}
-
-async function runWrk({ workload, url, headers, seconds, config, luaFile }) {
-  const env = {
-    ...process.env,
-    WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n'),
-    WRK_METHOD: workload.method,
-    WRK_BODIES: (workload.bodies ?? []).map((body) => JSON.stringify(body)).join('\n'),
-  };
-  const args = [`-t${config.threads}`, `-c${config.connections}`, `-d${seconds}s`, '--latency', '-s', luaFile, url];
-  const child = spawnTracked('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (text += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (text += chunk));
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new BenchError(`wrk exited ${code}: ${text.trim()}`);
-  const line = (re) => re.exec(text)?.[1];
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  return {
-    rps: Number(line(/^Requests\/sec:\s+([\d.]+)/m)),
-    p50: wrkMs(line(/^\s+50%\s+(\S+)/m)),
-    p99: wrkMs(line(/^\s+99%\s+(\S+)/m)),
-    non2xx: Number(line(/Non-2xx or 3xx responses: (\d+)/) ?? 0),
-    errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-  };
-}
-
-async function runAutocannon({ workload, origin, headers, seconds, config }) {
-  const requests = workload.pairs
+/** autocannon's requests of a workload (W5: a POST then the DELETE of what it created, on each connection). */
+function autocannonRequests(workload, headers) {
+  return workload.pairs
     ? [
         {
           method: 'POST',
@@ -279,18 +227,7 @@ async function runAutocannon({ workload, origin, headers, seconds, config }) {
     : workload.bodies
       ? workload.bodies.map((body) => ({ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }))
       : [{ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers }];
-  const result = await autocannon({ url: origin, connections: config.connections, duration: seconds, requests });
-  return {
-    rps: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors, // timeouts included
-    // wrk gives no such breakdown
-    statuses: Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}x${count}`).join(' '),
-  };
 }
-
 
 /** Check, warm-up (thrown away), then the measured run, with the server's RSS and CPU. */
 async function runWorkload(id, { server, tokens, config, luaFile }) {
@@ -300,10 +237,11 @@ async function runWorkload(id, { server, tokens, config, luaFile }) {
   const tool = config.tool === 'wrk' && !workload.pairs ? 'wrk' : 'autocannon';
   await checkOnce(workload, `${origin}${API_PREFIX}`, headers);
 
+  const { threads, connections } = config;
   const run = (seconds) =>
     tool === 'wrk'
-      ? runWrk({ workload, url: `${origin}${API_PREFIX}${workload.path}`, headers, seconds, config, luaFile })
-      : runAutocannon({ workload, origin, headers, seconds, config });
+      ? runWrk({ url: `${origin}${API_PREFIX}${workload.path}`, headers, method: workload.method, bodies: workload.bodies, seconds, threads, connections, luaFile })
+      : runAutocannon({ url: origin, requests: autocannonRequests(workload, headers), seconds, connections });
 
   log(`${id} ${workload.title}: ${tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s`);
   const peakRss = sampleRss(server.child.pid);
