@@ -5,6 +5,7 @@ import { Errors } from '../../common/domain-error';
 import { SealedSecret, SecretBox } from '../../crypto/secret-box';
 import { Database, SqlExecutor } from '../../database/database';
 import { isForeignKeyViolation } from '../../database/database-errors';
+import { Metrics } from '../../metrics/metrics';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
 import type { IncomingEvent } from './event-body.pipe';
@@ -52,6 +53,7 @@ export class EventIngest {
     private readonly dispatch: DispatchSignal,
     private readonly pending: PendingLimit,
     private readonly db: Database,
+    private readonly metrics: Metrics,
   ) {}
 
   async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
@@ -74,6 +76,7 @@ export class EventIngest {
       return replay(winner, requestHash);
     }
     this.pending.added(event.organization, outcome.deliveries);
+    this.metrics.eventAccepted(event.type, 'api');
     if (outcome.deliveries > 0) this.dispatch.accepted(newEvent.id, outcome.deliveries, handoff);
     return { id: newEvent.id, deliveries: outcome.deliveries };
   }
@@ -84,15 +87,17 @@ export class EventIngest {
    * dispatcher. What `change` returned, or undefined when it emitted nothing.
    */
   async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEvent | undefined> {
-    const accepted = await this.db.transaction(async (tx) => {
+    const emitted = await this.db.transaction(async (tx) => {
       const event = await change(tx);
       if (event === undefined) return undefined;
       const newEvent = this.newEvent(event.organization, event.type, event.data);
       const { deliveries } = await this.events.insertIn(tx, newEvent, { onlyEnabledExcept: event.onlyEnabledExcept });
-      return { id: newEvent.id, deliveries };
+      return { type: event.type, accepted: { id: newEvent.id, deliveries } };
     });
-    if (accepted !== undefined && accepted.deliveries > 0) this.dispatch.wake();
-    return accepted;
+    if (emitted === undefined) return undefined;
+    this.metrics.eventAccepted(emitted.type, 'service');
+    if (emitted.accepted.deliveries > 0) this.dispatch.wake();
+    return emitted.accepted;
   }
 
   /**
@@ -109,6 +114,7 @@ export class EventIngest {
       webhook: name,
       fields: [],
     });
+    this.metrics.eventAccepted(TEST_EVENT, 'console');
     this.dispatch.wake();
     return { id: deliveryId, event: { id: event.id, type: TEST_EVENT } };
   }
