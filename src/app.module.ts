@@ -13,6 +13,7 @@ import { HealthModule } from './health/health.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { LoggingModule } from './logging/logging.module';
+import { MonitoringModule } from './monitoring/monitoring.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
@@ -31,6 +32,7 @@ export class AppModule {
         CryptoModule,
         AuthModule,
         HealthModule,
+        MonitoringModule,
         ...API_MODULES,
         // A route prefix rather than a global prefix: Nest's not-found handler then covers
         // every path, so unknown routes outside the prefix also answer {"code":"not found"}.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sqlTimestamp } from '../src/database/sql-dialect';
 import { DeliveryQueue } from '../src/delivery/dispatch/delivery-queue';
 import { EventIngest } from '../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase, describeOnMariadb } from './support/databases';
@@ -120,6 +121,19 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const second = await queue.claim([{ webhookId, count: 6, rateLimit: 10 }], now + 250, LEASE_MS, token());
     const slots = [...first, ...second].map((d) => d.notBefore! - now);
     expect(slots).toEqual([0, 100, 200, 300, 400]);
+  });
+
+  it("reads the queue for the metrics: its depth, the oldest due delivery but those a breaker holds back, and enabled webhooks' open breakers", async () => {
+    const now = Date.now() + 1000;
+    const before = await queue.stats(now);
+    const webhookId = await withPendingDeliveries(t, 2);
+    const longAgo = Date.parse('2001-01-01T00:00:00Z');
+    await t.dataSource.query('UPDATE deliveries SET next_attempt_at = ? WHERE webhook_id = ?', [sqlTimestamp(new Date(longAgo)), webhookId]);
+    expect(await queue.stats(now)).toEqual({ pending: before.pending + 2, oldestDueAt: longAgo, breakersOpen: before.breakersOpen });
+    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, breaker_failures, breaker_open_until) VALUES (?, 5, ?)', [webhookId, sqlTimestamp(new Date(now + 60_000))]);
+    expect(await queue.stats(now)).toEqual({ pending: before.pending + 2, oldestDueAt: before.oldestDueAt, breakersOpen: before.breakersOpen + 1 });
+    await t.dataSource.query('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(new Date(now)), webhookId]);
+    expect((await queue.stats(now)).breakersOpen).toBe(before.breakersOpen);
   });
 
   it('lets one claimer only make the probe of an open breaker whose cool-down is over', async () => {

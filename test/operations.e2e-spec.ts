@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MetricsServer } from '../src/monitoring/metrics-server';
 import { describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
@@ -66,6 +67,14 @@ describeEachDatabase('health', (kind) => {
   it('is not under the API prefix', async () => {
     const res = await t.http().get('/api/health');
     expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { code: 'not found' } });
+  });
+
+  it('answers only what a load balancer needs: no figure that costs more than a ping', async () => {
+    expect((await t.http().get('/health')).body).toEqual({ status: 'ok', database: 'up' });
+  });
+
+  it('serves no metrics without METRICS_PORT: nothing listens for them', () => {
+    expect(t.app.get(MetricsServer).port).toBeUndefined();
   });
 });
 

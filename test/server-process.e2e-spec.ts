@@ -271,6 +271,49 @@ describe('API_PREFIX=/v2', () => {
   });
 });
 
+describe('METRICS_PORT', () => {
+  const servers = new Servers();
+  let cwd: string;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    cwd = tempDir();
+    env = { DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' };
+  });
+  afterEach(() => servers.killAll());
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('serves /metrics on its own port, not on PORT; a scraper kept alive does not keep the process from exiting 0 on SIGTERM', async () => {
+    const [port, metricsPort] = await freePorts(2);
+    const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }, cwd);
+    await healthy(server);
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const scrape = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        get(`http://127.0.0.1:${metricsPort}/metrics`, { agent }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body }));
+        }).on('error', reject);
+      });
+      expect(scrape.status).toBe(200);
+      expect(scrape.body).toMatch(/^platform_api_http_requests_total\{route="\/health",method="GET",status="200"\} [1-9]\d*$/m);
+      expect((await fetch(`${server.base}/metrics`)).status).toBe(404);
+      server.child.kill('SIGTERM');
+      expect(await exitOf(server)).toEqual({ code: 0, signal: null });
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('equal to PORT stops the process at start with one line naming METRICS_PORT', async () => {
+    const [port] = await freePorts(1);
+    const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(port) }, cwd);
+    expect((await exitOf(server)).code).not.toBe(0);
+    expect(lines(server.output)).toEqual([`invalid configuration: METRICS_PORT: must differ from PORT (${port}): metrics are never served on the public port`]);
+  });
+});
+
 describeEachDatabase('SIGTERM', (kind) => {
   const servers = new Servers();
   const HANGING_HOST = 'slow.example.com';

@@ -44,10 +44,12 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
       dnsTimeoutMs: config.dnsTimeoutMs,
       webhooksPerOrgMax: config.webhooksPerOrgMax,
       logLevel: config.logLevel,
+      metricsPort: config.metricsPort,
     }).toEqual({
       production: false,
       port: 3000,
       host: '0.0.0.0',
+      metricsPort: undefined,
       apiPrefix: '/api',
       migrateOnStart: true,
       dnsServers: undefined,
@@ -126,6 +128,10 @@ describe('loadAppConfig with valid values', () => {
     });
   });
 
+  it('reads METRICS_PORT beside PORT', () => {
+    expect(load({ PORT: '8080', METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+  });
+
   it('drops a trailing slash from API_PREFIX', () => {
     expect(load({ API_PREFIX: '/api/' }).apiPrefix).toBe('/api');
   });
@@ -178,6 +184,9 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['PORT', '70000'],
     ['PORT', '-1'],
     ['PORT', '80.5'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_PORT', 'metrics'],
     ['DATABASE_URL', 'postgres://x'],
     ['DATABASE_URL', 'sqlite:'],
     ['DATABASE_URL', 'mysql://root:pw@db.example:3306'],
@@ -224,6 +233,13 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     expect(error.message).not.toContain(value);
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('c2hvcnQ');
+  });
+
+  it('refuses METRICS_PORT equal to PORT in one line: metrics never go on the public port', () => {
+    expect(configErrorOf({ SECRET_KEY: KEY_B64, METRICS_PORT: '3000' }).message).toBe(
+      'METRICS_PORT: must differ from PORT (3000): metrics are never served on the public port',
+    );
+    expect(configErrorOf({ SECRET_KEY: KEY_B64, PORT: '8080', METRICS_PORT: '8080' }).message).toMatch(/^METRICS_PORT: must differ from PORT \(8080\)/);
   });
 
   it('refuses to start in production without SECRET_KEY, naming SECRET_KEY', () => {

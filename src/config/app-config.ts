@@ -84,6 +84,8 @@ export class AppConfig {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
+  /** The Prometheus listener's port, on `host` (docs/api.md 9); undefined: no metrics are served. */
+  readonly metricsPort: number | undefined;
   /** '' or a path starting with '/', without a trailing slash. */
   readonly apiPrefix: string;
   readonly database: DatabaseConfig;
@@ -122,10 +124,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS ?? 2000,
     queryTimeoutMs: e.DB_QUERY_TIMEOUT_MS ?? 5000,
   });
+  const port = e.PORT ?? 3000;
   return new AppConfig({
     production,
-    port: e.PORT ?? 3000,
+    port,
     host: e.HOST ?? '0.0.0.0',
+    metricsPort: e.METRICS_PORT === undefined ? undefined : metricsPortBeside(port, e.METRICS_PORT),
     apiPrefix: parseApiPrefix(e.API_PREFIX ?? '/api'),
     database,
     migrateOnStart: (e.MIGRATE_ON_START ?? 'true') === 'true',
@@ -172,6 +176,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     trustedCidrs: parseTrustedRanges(e.TRUSTED_CIDRS ?? ''),
     warnings,
   });
+}
+
+/** Metrics are never served on the public port: the two must differ. */
+function metricsPortBeside(port: number, metricsPort: number): number {
+  if (metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): metrics are never served on the public port`);
+  return metricsPort;
 }
 
 /** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (empty: no retries). */

@@ -18,6 +18,9 @@ export class Environment {
   @IsOptional() @IsString()
   HOST?: string;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  METRICS_PORT?: number;
+
   @IsOptional() @IsString()
   API_PREFIX?: string;
 
@@ -131,7 +134,7 @@ export class Environment {
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
-  'NODE_ENV', 'PORT', 'HOST', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_QUERY_TIMEOUT_MS',
+  'NODE_ENV', 'PORT', 'HOST', 'METRICS_PORT', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_QUERY_TIMEOUT_MS',
   'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
   'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
   'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',

@@ -5,6 +5,7 @@ import { AuditModule } from '../audit/audit.module';
 import { PageCursors } from '../crypto/page-cursors';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookRemovals } from '../webhooks/webhook-removals';
@@ -47,6 +48,7 @@ import { WebhookDeliveriesController } from './log/webhook-deliveries.controller
     UrlSafetyModule,
     RateLimitModule,
     AuditModule,
+    MetricsModule,
   ],
   controllers: [EventsController, WebhookDeliveriesController],
   providers: [

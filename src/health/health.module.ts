@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryModule } from '../delivery/delivery.module';
 import { HealthController } from './health.controller';
 
-@Module({ imports: [DeliveryModule], controllers: [HealthController] })
+@Module({ controllers: [HealthController] })
 export class HealthModule {}

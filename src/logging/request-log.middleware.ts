@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -13,9 +14,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * One JSON line per request (docs/api.md 9): id, method, route, status and duration. Written by hand
- * rather than with pino-http so that no header, cookie or query string is ever serialized.
+ * rather than with pino-http so that no header, cookie or query string is ever serialized. The
+ * same moment counts the request in the metrics (route pattern, method, status, duration): one
+ * timing for both.
  */
-export function requestLog(logger: Logger) {
+export function requestLog(logger: Logger, metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
@@ -24,15 +27,18 @@ export function requestLog(logger: Logger) {
     // 'close' comes after 'finish', and also when the client goes away first: one line either way.
     res.once('close', () => {
       const status = res.statusCode;
+      const route = routeOf(req);
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics.httpRequest(route, req.method, status, durationMs / 1000);
       const level = status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level]({
         requestId: req.id,
         method: req.method,
-        route: routeOf(req),
+        route,
         path: req.originalUrl.split('?')[0],
         status,
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        durationMs,
         ...(res.writableFinished ? {} : { aborted: true }),
       }, 'request');
     });
@@ -41,7 +47,7 @@ export function requestLog(logger: Logger) {
 }
 
 /** The matched route pattern; null when no route matched (Nest's catch-all is not a route). */
-function routeOf(req: Request): string | null {
+export function routeOf(req: Pick<Request, 'route'>): string | null {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' && path !== '*path' ? path : null;
 }

@@ -198,6 +198,12 @@ export class WebhooksRepository {
     });
   }
 
+  /** Webhooks disabled across every organization (the operator's metrics, docs/api.md 9): a scan of a small table, every 15 s. */
+  async countDisabled(): Promise<number> {
+    const [row] = await this.db.select<{ disabled: unknown }>('SELECT COUNT(*) AS disabled FROM webhooks WHERE disabled_at IS NOT NULL');
+    return Number(row.disabled);
+  }
+
   /**
    * Disables a webhook (docs/api.md 10.10) in the caller's transaction, under its source lock:
    * its organization and name, or undefined when it is gone or already disabled.

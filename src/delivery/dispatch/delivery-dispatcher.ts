@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import type { Logger } from 'pino';
 import { AppConfig, DeliveryConfig } from '../../config/app-config';
 import { PINO } from '../../logging/pino.provider';
+import { Metrics } from '../../metrics/metrics';
 import { AttemptOutcome } from '../delivery.model';
 import { DispatchSignal, Handoff, LocalDispatcher } from '../dispatch-signal';
 import { AttemptRecorder } from './attempt-recorder';
@@ -67,6 +68,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     private readonly runner: AttemptRunner,
     private readonly health: EndpointHealthService,
     private readonly signal: DispatchSignal,
+    private readonly metrics: Metrics,
     config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,
   ) {
@@ -251,6 +253,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const at = new Date();
     const outcome = await this.runner.run(delivery, target, at);
+    this.metrics.attemptMade(outcome);
     slots.observe(outcome.durationMs);
     const done = this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
     this.recording.add(done);

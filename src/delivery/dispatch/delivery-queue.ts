@@ -82,6 +82,12 @@ const SCAN = `SELECT * FROM (
    WHERE ${WebhookSql.enabled}) due
  WHERE due.dueAt <= ?`;
 
+/** The operator's view of the queue (DeliveryQueue.stats): the scan's due webhooks seek one row each. */
+const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
+       (SELECT MIN(scan.dueAt) FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
+       (SELECT COUNT(*) FROM ${WebhookSql.withSource} JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
+         WHERE ${WebhookSql.enabled} AND h.breaker_open_until IS NOT NULL) AS breakersOpen`;
+
 /** What an attempt needs: the delivery, its event, its webhook as stored now, its endpoint's health. */
 const DETAIL = `SELECT d.id AS id, d.webhook_id AS webhookId, d.next_attempt_at AS leaseEndsAt, d.attempts AS attempts, d.retry_from AS retryFrom,
        d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType, e.payload AS payload, ${HEALTH_COLUMNS}, ${WebhookSql.targetColumns}
@@ -254,15 +260,17 @@ export class DeliveryQueue {
     );
   }
 
-  /** The queue's depth (pending deliveries) and when the oldest due one became due. */
-  async stats(now: Date): Promise<{ pending: number; oldestDueAt: Date | null }> {
-    const [row] = await this.db.select<{ pending: number; oldest: Date | string | null }>(
-      `SELECT COUNT(*) AS pending, MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END) AS oldest
-         FROM deliveries WHERE state = 'pending'`,
-      [sqlTimestamp(now)],
-    );
-    const oldest = row?.oldest ?? null;
-    return { pending: Number(row?.pending ?? 0), oldestDueAt: oldest === null ? null : dateOf(oldest) };
+  /**
+   * The queue for the operator's metrics (docs/api.md 9), in one statement: its depth (pending
+   * deliveries), when the oldest due delivery that may be attempted became due (the scan's own
+   * view, less the webhooks whose breaker holds their deliveries back: a receiver that has been
+   * down for days is not a queue falling behind), and the enabled webhooks whose breaker is
+   * not closed.
+   */
+  async stats(now: number): Promise<{ pending: number; oldestDueAt: number | null; breakersOpen: number }> {
+    const at = sqlTimestamp(new Date(now));
+    const [row] = await this.db.select<{ pending: unknown; oldestDueAt: unknown; breakersOpen: unknown }>(STATS, [at, at]);
+    return { pending: Number(row.pending), oldestDueAt: time(row.oldestDueAt), breakersOpen: Number(row.breakersOpen) };
   }
 
   /** Each asked webhook's due deliveries, oldest first, up to its count, skipping those other claims hold: ids by webhook. */

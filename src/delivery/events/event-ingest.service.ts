@@ -5,6 +5,7 @@ import { Errors } from '../../common/domain-error';
 import { SealedSecret, SecretBox } from '../../crypto/secret-box';
 import { Database } from '../../database/database';
 import type { SqlExecutor } from '../../database/sql-executor';
+import { Metrics } from '../../metrics/metrics';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
 import type { IncomingEvent } from './event-body.pipe';
@@ -52,6 +53,7 @@ export class EventIngest {
     private readonly dispatch: DispatchSignal,
     private readonly pending: PendingLimit,
     private readonly db: Database,
+    private readonly metrics: Metrics,
   ) {}
 
   async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
@@ -72,6 +74,7 @@ export class EventIngest {
       return replay(winner, requestHash);
     }
     this.pending.added(event.organization, outcome.deliveries);
+    this.metrics.eventAccepted(event.type, 'api');
     if (outcome.deliveries > 0) this.dispatch.accepted(newEvent.id, outcome.deliveries, handoff);
     return { id: newEvent.id, deliveries: outcome.deliveries };
   }
@@ -82,15 +85,17 @@ export class EventIngest {
    * dispatcher. What `change` returned, or undefined when it emitted nothing.
    */
   async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEvent | undefined> {
-    const accepted = await this.db.transaction(async (tx) => {
+    const emitted = await this.db.transaction(async (tx) => {
       const event = await change(tx);
       if (event === undefined) return undefined;
       const newEvent = this.newEvent(event.organization, event.type, event.data);
       const { deliveries } = await this.events.insertIn(tx, newEvent, { onlyEnabledExcept: event.onlyEnabledExcept });
-      return { id: newEvent.id, deliveries };
+      return { type: event.type, accepted: { id: newEvent.id, deliveries } };
     });
-    if (accepted !== undefined && accepted.deliveries > 0) this.dispatch.wake();
-    return accepted;
+    if (emitted === undefined) return undefined;
+    this.metrics.eventAccepted(emitted.type, 'service');
+    if (emitted.accepted.deliveries > 0) this.dispatch.wake();
+    return emitted.accepted;
   }
 
   /**
@@ -107,6 +112,7 @@ export class EventIngest {
       webhook: name,
       fields: [],
     });
+    this.metrics.eventAccepted(TEST_EVENT, 'console');
     this.dispatch.wake();
     return { id: deliveryId, event: { id: event.id, type: TEST_EVENT } };
   }

@@ -1,12 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { loadAppConfig } from '../../config/app-config';
+import { Metrics } from '../../metrics/metrics';
 import type { EventsRepository } from './events.repository';
 import { PendingLimit } from './pending-limit';
 
 function limitWith(max: number, pending: number[]) {
   const countPending = vi.fn(async () => pending.shift() ?? 0);
   const config = loadAppConfig({ DELIVERY_PENDING_PER_ORG_MAX: String(max), SECRET_KEY: Buffer.alloc(32).toString('base64') });
-  return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, config), countPending };
+  const metrics = new Metrics();
+  return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, metrics, config), countPending, metrics };
 }
 
 describe('PendingLimit', () => {
@@ -14,8 +16,10 @@ describe('PendingLimit', () => {
     await expect(limitWith(3, [2]).limit.check(1, 0)).resolves.toBeUndefined();
   });
 
-  it('answers 429 queue full with Retry-After at the limit', async () => {
-    await expect(limitWith(3, [3]).limit.check(1, 0)).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
+  it('answers 429 queue full with Retry-After at the limit, and counts the refusal', async () => {
+    const { limit, metrics } = limitWith(3, [3]);
+    await expect(limit.check(1, 0)).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
+    expect(await metrics.registry.getSingleMetricAsString('platform_api_events_queue_full_total')).toMatch(/^platform_api_events_queue_full_total 1$/m);
   });
 
   it('trusts a count for a second, raised by what this instance added', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
+import { Metrics } from '../../metrics/metrics';
 import { EventsRepository } from './events.repository';
 
 /** A count is trusted this long; past it, counted again. */
@@ -25,6 +26,7 @@ export class PendingLimit {
 
   constructor(
     private readonly events: EventsRepository,
+    private readonly metrics: Metrics,
     config: AppConfig,
   ) {
     this.max = config.delivery.pendingPerOrgMax;
@@ -38,7 +40,9 @@ export class PendingLimit {
       if (this.counts.size >= MAX_TRACKED) this.counts.clear();
       this.counts.set(organizationId, known);
     }
-    if (known.pending >= this.max) throw Errors.queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+    if (known.pending < this.max) return;
+    this.metrics.queueFull();
+    throw Errors.queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
   }
 
   /** This instance added `deliveries` pending deliveries for the organization. */
