@@ -2,6 +2,7 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { EVENT_FIELDS } from '../../webhooks/webhook.model';
 import type { EventType } from '../delivery.model';
+import { platformDataProblems } from '../event-catalogue';
 
 /** An event as the platform API hands it in (docs/api.md 10.1), validated. */
 export interface IncomingEvent {
@@ -45,14 +46,14 @@ export class EventBodyPipe implements PipeTransform<unknown, IncomingEvent> {
       .filter((key) => !MEMBERS.includes(key))
       .map((key) => `${key}: unknown member`);
     const { type, organization, data } = body;
-    if (typeof type !== 'string' || !(EVENT_FIELDS as readonly string[]).includes(type)) {
-      problems.push(`type: must be one of ${EVENT_FIELDS.join(', ')}`);
-    }
+    const known = typeof type === 'string' && (EVENT_FIELDS as readonly string[]).includes(type);
+    if (!known) problems.push(`type: must be one of ${EVENT_FIELDS.join(', ')}`);
     if (typeof organization !== 'number' || !Number.isSafeInteger(organization) || organization < 1) {
       problems.push('organization: must be a positive integer');
     }
     if (!isPlainObject(data)) problems.push('data: must be a JSON object');
     else if (depthOf(data) > MAX_DATA_DEPTH) problems.push(`data: must be at most ${MAX_DATA_DEPTH} levels deep`);
+    else if (known) problems.push(...platformDataProblems(type as EventType, data));
     if (problems.length > 0) throw Errors.badRequest(problems);
     return { type: type as EventType, organization: organization as number, data: data as Record<string, unknown> };
   }

@@ -7,6 +7,7 @@ import { Database, SqlExecutor } from '../../database/database';
 import { isForeignKeyViolation } from '../../database/database-errors';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
+import type { CataloguedEventType } from '../event-catalogue';
 import type { IncomingEvent } from './event-body.pipe';
 import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
 import { PendingLimit } from './pending-limit';
@@ -19,7 +20,8 @@ export interface AcceptedEvent {
 
 /** An event the service emits with a change of its own (docs/api.md 10.12). */
 export interface EmittedEvent {
-  readonly type: string;
+  /** One the event catalogue describes (docs/api.md 10.11). */
+  readonly type: CataloguedEventType;
   readonly organization: number;
   readonly data: Record<string, unknown>;
   /** Only to the organization's enabled webhooks but this one (webhook.disabled). */

@@ -9,7 +9,11 @@ export class EventBodyDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'The organization id' })
   organization: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Any JSON object, delivered as sent' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Any JSON object, delivered as sent; for card.updated `{"card", "status"}`, as the event catalogue (the webhooks) says',
+  })
   data: Record<string, unknown>;
 }
 

@@ -1,0 +1,60 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { EVENT_FIELDS } from '../webhooks/webhook.model';
+import { DISABLED_EVENT, TEST_EVENT } from './delivery.model';
+import { CATALOGUED_EVENT_TYPES, EVENT_CATALOGUE, eventBodySchema, exampleEventBody, platformDataProblems } from './event-catalogue';
+
+const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
+
+describe('the event catalogue (docs/api.md 10.11)', () => {
+  it('lists the platform types, then webhook.test and webhook.disabled', () => {
+    expect(CATALOGUED_EVENT_TYPES).toEqual([...EVENT_FIELDS, TEST_EVENT, DISABLED_EVENT]);
+  });
+
+  it.each(CATALOGUED_EVENT_TYPES)('gives %s an example body that its schema validates', (type) => {
+    const validate = ajv.compile(eventBodySchema(type));
+    expect({ valid: validate(exampleEventBody(type)), errors: validate.errors }).toEqual({ valid: true, errors: null });
+  });
+
+  it.each(CATALOGUED_EVENT_TYPES)('refuses a %s body with another type, a timestamp that is not a date-time, or a member more', (type) => {
+    const validate = ajv.compile(eventBodySchema(type));
+    const example = exampleEventBody(type);
+    expect(validate({ ...example, type: 'transaction.deleted' })).toBe(false);
+    expect(validate({ ...example, timestamp: '15 January 2026' })).toBe(false);
+    expect(validate({ ...example, id: 'evt_1' })).toBe(false);
+  });
+
+  it('names the webhook of webhook.test and webhook.disabled by the name pattern', () => {
+    for (const type of [TEST_EVENT, DISABLED_EVENT] as const) {
+      const validate = ajv.compile(EVENT_CATALOGUE[type].data);
+      expect([validate({ webhook: 'payments' }), validate({ webhook: 'Payments' }), validate({}), validate({ webhook: 'a', more: 1 })]).toEqual([true, false, false, false]);
+    }
+  });
+
+  it("takes any object as the data of the platform's own types", () => {
+    for (const type of ['transaction.created', 'transaction.updated', 'transaction.completed', 'user.updated'] as const) {
+      expect(ajv.validate(EVENT_CATALOGUE[type].data, { anything: [1, { deep: null }] })).toBe(true);
+      expect(platformDataProblems(type, { anything: 1 })).toEqual([]);
+    }
+  });
+
+  describe("card.updated: what POST /events refuses is what the schema refuses (docs/api.md 10.1, 10.8)", () => {
+    const validate = ajv.compile(EVENT_CATALOGUE['card.updated'].data);
+    it.each([
+      [{ card: 7, status: 'frozen' }, []],
+      [{ card: 1, status: 'active' }, []],
+      [{ status: 'closed' }, ['data.card: must be a positive integer']],
+      [{ card: 0, status: 'closed' }, ['data.card: must be a positive integer']],
+      [{ card: 1.5, status: 'closed' }, ['data.card: must be a positive integer']],
+      [{ card: '7', status: 'closed' }, ['data.card: must be a positive integer']],
+      [{ card: 7 }, ['data.status: must be one of active, frozen, closed']],
+      [{ card: 7, status: 'lost' }, ['data.status: must be one of active, frozen, closed']],
+      [{ card: 7, status: 'active', reason: 'fraud' }, ['data.reason: unknown member']],
+      [{}, ['data.card: must be a positive integer', 'data.status: must be one of active, frozen, closed']],
+    ])('%j: %j', (data, problems) => {
+      expect(platformDataProblems('card.updated', data)).toEqual(problems);
+      expect(validate(data)).toBe(problems.length === 0);
+    });
+  });
+});
