@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import swaggerUiAssets from 'swagger-ui-dist/absolute-path.js';
 import type { Logger } from 'pino';
@@ -9,10 +9,10 @@ import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
 import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
+import { openApiDocument } from './openapi/openapi-document';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { Metrics } from './metrics/metrics';
-import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from './auth/auth-policy';
 import { AuthGuard } from './auth/auth.guard';
 import { authenticatedBody } from './auth/authenticated-body';
 
@@ -39,19 +39,9 @@ export function configureApp(app: NestExpressApplication): void {
 
 /** Built on the first request for it, not at start: it is a few hundred ms of cold start. */
 function setUpOpenApi(app: NestExpressApplication): void {
-  const description = new DocumentBuilder()
-    .setTitle('platform-api')
-    .setDescription('Webhook management and card push-provisioning. Every error is `{code, message?}`.')
-    .setVersion('1')
-    .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, SESSION_SCHEME)
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A wallet_extension access token (card provisioning only)' },
-      WALLET_SCHEME,
-    )
-    .build();
   // Swagger UI's assets named here, not left to @nestjs/swagger's createRequire that the bundler
   // cannot see: swagger-ui-dist is then among the image's runtime packages (scripts/build.mjs).
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, description), {
+  SwaggerModule.setup('docs', app, () => openApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     customSwaggerUiPath: swaggerUiAssets(),
   });

@@ -149,7 +149,10 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
 
     it('accepts an event for an organization without webhooks with 0 deliveries', async () => {
       const { organizationId } = await t.member('owner');
-      expect(await sendEvent({ type: 'card.updated', organization: organizationId, data: {} })).toMatchObject({ status: 202, body: { deliveries: 0 } });
+      expect(await sendEvent({ type: 'card.updated', organization: organizationId, data: { card: 1, status: 'active' } })).toMatchObject({
+        status: 202,
+        body: { deliveries: 0 },
+      });
     });
   });
 
@@ -322,7 +325,8 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
 
   describe('ingest (docs/api.md 10.1)', () => {
     it('answers a repeated Idempotency-Key as the first call did and creates nothing more', async () => {
-      const { organizationId } = await organizationWith({ once: { url: `https://${HOOKS}${path()}` } });
+      const p = path();
+      const { organizationId } = await organizationWith({ once: { url: `https://${HOOKS}${p}` } });
       const body = { type: 'transaction.completed', organization: organizationId, data: { id: 'tx_1' } };
       const first = await sendEvent(body, { 'Idempotency-Key': 'tx_1-completed' });
       const second = await sendEvent(body, { 'Idempotency-Key': 'tx_1-completed' });
@@ -330,6 +334,7 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       expect(second.body).toEqual(first.body);
       const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM events WHERE organization_id = ?', [organizationId]);
       expect(Number(n)).toBe(1);
+      expect((await receiver.waitFor(p, 1))[0].headers['webhook-id']).toBe(first.body.id);
     });
 
     it('answers the same Idempotency-Key with another body 409 idempotency conflict', async () => {
@@ -448,6 +453,11 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       await t.app.get(CardsService).setStatus(holder.cardId, 'frozen');
       expect(JSON.parse((await receiver.waitFor(p, 1))[0].body)).toMatchObject({ type: 'card.updated', data: { card: holder.cardId, status: 'frozen' } });
     });
+  });
+
+  // The receiver checks every request against the event catalogue, and fails the suite on close if one is off it.
+  it('delivered every platform type, each request as the event catalogue describes it (docs/api.md 10.11)', () => {
+    expect([...receiver.eventTypes()].sort()).toEqual(['card.updated', 'transaction.completed', 'transaction.created', 'transaction.updated', 'user.updated']);
   });
 });
 

@@ -135,7 +135,8 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
   });
 
   it('limits test events per webhook: past the limit 429 with Retry-After, and nothing is stored', async () => {
-    const { cookie } = await organizationWith({ tested: { url: `https://${HOOKS}${path()}` } });
+    const p = path();
+    const { cookie } = await organizationWith({ tested: { url: `https://${HOOKS}${p}` } });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await t.http().post('/api/webhook/tested/test').set('Cookie', cookie)).status);
     const refused = await t.http().post('/api/webhook/tested/test').set('Cookie', cookie);
@@ -145,6 +146,7 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
     const audit = (await t.http().get('/api/audit').set('Cookie', cookie)).body.data;
     expect(audit.filter((entry: { action: string }) => entry.action === 'webhook.tested')).toHaveLength(3);
     expect(await deliveries('tested', cookie)).toHaveLength(3);
+    expect((await receiver.waitFor(p, 3)).map((request) => JSON.parse(request.body))).toEqual(Array(3).fill(expect.objectContaining({ type: 'webhook.test', data: { webhook: 'tested' } })));
   });
 
   it('answers 429 queue full with Retry-After once an organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries, storing nothing', async () => {
@@ -182,6 +184,11 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
       .toMatchObject({ state: 'pending', lastAttempt: { status: null, error: 'internal error' }, nextAttemptAt: expect.any(String) });
     await expect.poll(async () => (await deliveries('sealed', cookie)).find((d: { state: string }) => d.state === 'failed'), { timeout: 10_000 }).toMatchObject({ attempts: 3 });
     expect(receiver.received.filter((r) => r.path === p)).toEqual([]);
+  });
+
+  // The receiver checks every request against the event catalogue, and fails the suite on close if one is off it.
+  it("delivered the service's own types beside the platform's, each request as the event catalogue describes it (docs/api.md 10.11)", () => {
+    expect([...receiver.eventTypes()].sort()).toEqual(['user.updated', 'webhook.disabled', 'webhook.test']);
   });
 });
 

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { WebhooksObject } from '@nestjs/swagger';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueWebhooks } from '../src/openapi/openapi-document';
 import { MetricsServer } from '../src/monitoring/metrics-server';
+import { CatalogueValidator } from './support/catalogue-validator';
 import { describeEachDatabase } from './support/databases';
 import { SESSION_COOKIE, TestApp } from './support/test-app';
 
@@ -113,8 +118,8 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
     expect(res.headers['content-type']).toMatch(/^application\/json\b/);
   });
 
-  it('is an OpenAPI 3 document', () => {
-    expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
+  it('is an OpenAPI 3.1 document', () => {
+    expect(doc.openapi).toBe('3.1.0');
   });
 
   it('lists exactly the webhook operations under /api/webhook and /api/webhook/{name}', () => {
@@ -233,6 +238,89 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) {
       expect({ asset, status: (await t.http().get(asset)).status }).toEqual({ asset, status: 200 });
+    }
+  });
+});
+
+/** Every Schema Object of an OpenAPI document, by where it is: components' schemas, and every `schema` of a parameter, media type or header. */
+function schemasOf(document: Json): [string, Json][] {
+  const found: [string, Json][] = Object.entries(((document.components as Json).schemas ?? {}) as Json).map(([name, schema]) => [`components/${name}`, schema as Json]);
+  const walk = (node: unknown, where: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'schema') found.push([where, value as Json]);
+      else if (key !== 'example' && key !== 'examples') walk(value, `${where}/${key}`);
+    }
+  };
+  walk(document.paths, 'paths');
+  walk(document.webhooks, 'webhooks');
+  return found;
+}
+
+// The document does not depend on the database: checked once, on SQLite.
+describe('OpenAPI 3.1 and the event catalogue (docs/api.md 9, 10.11) [sqlite]', () => {
+  let t: TestApp;
+  let doc: Json;
+
+  beforeAll(async () => {
+    t = await TestApp.start('sqlite');
+    doc = (await t.http().get('/docs/openapi.json').expect(200)).body as Json;
+  });
+  afterAll(() => t.close());
+
+  it('validates against the official OpenAPI 3.1 schema', async () => {
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const validator = new Validator();
+    expect(await validator.validate(doc)).toEqual({ valid: true });
+    expect(validator.version).toBe('3.1');
+  });
+
+  it("writes every schema in JSON Schema 2020-12, with none of OpenAPI 3.0's keywords (nullable, boolean exclusive bounds)", () => {
+    const ajv = addFormats(new Ajv2020({ strict: true }));
+    // Ajv knows OpenAPI 3.0's `nullable`; dropped here, strict mode refuses it as an unknown keyword.
+    ajv.removeKeyword('nullable');
+    // The keywords the OpenAPI 3.1 dialect adds to draft 2020-12.
+    ajv.addVocabulary(['discriminator', 'example', 'externalDocs', 'xml']);
+    const toComponents = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    ajv.addSchema({ $id: 'components', $defs: toComponents(((doc.components as Json).schemas ?? {}) as Json) });
+    const schemas = schemasOf(doc);
+    expect(schemas.length).toBeGreaterThan(100);
+    const refused = schemas.flatMap(([where, schema]) => {
+      try {
+        ajv.compile(toComponents(schema));
+        return [];
+      } catch (error) {
+        return [`${where}: ${(error as Error).message}`];
+      }
+    });
+    expect(refused).toEqual([]);
+  });
+
+  it('has one webhook per event type the service sends: the catalogue the test receivers check every delivery against', () => {
+    expect(Object.keys(doc.webhooks as Json)).toEqual([
+      'transaction.created',
+      'transaction.updated',
+      'transaction.completed',
+      'card.updated',
+      'user.updated',
+      'webhook.test',
+      'webhook.disabled',
+    ]);
+    expect(doc.webhooks).toEqual(catalogueWebhooks());
+  });
+
+  it("describes each as the request a receiver gets: the 10.3 headers, the body's schema and an example that passes them, the 10.5 answers", () => {
+    const validator = new CatalogueValidator(doc.webhooks as WebhooksObject);
+    for (const [type, item] of Object.entries(doc.webhooks as Record<string, { post: Json }>)) {
+      const parameters = item.post.parameters as Json[];
+      expect(parameters.map(({ name, in: where, required }) => [name, where, required])).toEqual(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent'].map((name) => [name, 'header', true]),
+      );
+      const media = ((item.post.requestBody as Json).content as Json)['application/json'] as Json;
+      expect(media.schema).toMatchObject({ required: ['type', 'timestamp', 'data'], additionalProperties: false, properties: { type: { const: type } } });
+      const headers = Object.fromEntries(parameters.map(({ name, example }) => [name as string, example as string]));
+      expect(validator.check({ method: 'POST', headers, body: JSON.stringify(media.example) })).toEqual({ type, problems: [] });
+      expect(Object.keys(item.post.responses as Json).sort()).toEqual(['2XX', '410', '429', '503', 'default']);
     }
   });
 });

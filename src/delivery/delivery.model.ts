@@ -1,12 +1,8 @@
 import type { SecretBinding } from '../crypto/secret-box';
-import type { EventField } from '../webhooks/webhook.model';
+import type { EventField } from '../event-types/event-types';
 
 /** The event types the platform API sends (docs/api.md 10.1); the per-event URL fields of a webhook. */
 export type EventType = EventField;
-
-/** The events the service sends of its own (docs/api.md 10.7, 10.10), to a webhook's `url`; never accepted from `POST /events`. */
-export const TEST_EVENT = 'webhook.test';
-export const DISABLED_EVENT = 'webhook.disabled';
 
 /** docs/api.md 10.5. */
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;

@@ -1,15 +1,6 @@
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
-import {
-  CheckedUrl,
-  EVENT_FIELDS,
-  EVENT_GROUPS,
-  EventField,
-  StoredWebhook,
-  UrlField,
-  WebhookBody,
-  WebhookDraft,
-  WebhookPatch,
-} from './webhook.model';
+import { CheckedUrl, EVENT_GROUPS, StoredWebhook, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
+import { EVENT_FIELDS, EventField } from '../event-types/event-types';
 
 /*
  * Every conversion between the shapes of a webhook, in the order a request meets them:

@@ -1,15 +1,8 @@
+import type { EventField } from '../event-types/event-types';
 import { randomBytes } from 'node:crypto';
 import type { SecretBinding } from '../crypto/secret-box';
 
-/** The per-event URLs a webhook may have, by their dotted names (docs/api.md 5, seed "Events"). */
-export const EVENT_FIELDS = [
-  'transaction.created',
-  'transaction.updated',
-  'transaction.completed',
-  'card.updated',
-  'user.updated',
-] as const;
-export type EventField = (typeof EVENT_FIELDS)[number];
+/** A webhook's URL fields: `url`, and one per event type (docs/api.md 5, seed "Events"). */
 export type UrlField = 'url' | EventField;
 
 /** The groups of the JSON shape and their members, in the order answers list them. */

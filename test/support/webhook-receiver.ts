@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { CatalogueValidator } from './catalogue-validator';
 
 const TLS_DIR = join(__dirname, 'tls');
 /** The CA that signed the receiver's certificate (hooks.example.com, *.example.com, 127.0.0.1): DELIVERY_CA_FILE. */
@@ -29,11 +30,26 @@ export interface WebhookReceiver {
   peakInFlight(path: string): number;
   /** Waits until `count` requests to `path` have arrived (or throws after `timeoutMs`). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** The event types of the requests received so far, each one checked against the event catalogue. */
+  eventTypes(): ReadonlySet<string>;
+  /** Stops; throws when any request received was not as the event catalogue describes it. */
   close(): Promise<void>;
 }
 
-/** An HTTPS receiver on loopback with a certificate of its own, recording every request. */
+/** One catalogue for every receiver: compiling it is the costly part. */
+let catalogue: CatalogueValidator | undefined;
+
+/**
+ * An HTTPS receiver on loopback with a certificate of its own, recording every request, and
+ * checking each against the event catalogue (docs/api.md 10.11: every body the service sends
+ * validates against its entry's schema), so that every suite that delivers holds the service
+ * to it; what did not validate fails the suite when the receiver closes.
+ */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  catalogue ??= new CatalogueValidator();
+  const validator = catalogue;
+  const eventTypes = new Set<string>();
+  const offCatalogue: string[] = [];
   const behaviours = new Map<string, Behaviour>();
   const received: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
@@ -46,7 +62,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const path = req.url ?? '/';
       const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-      received.push({ method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const request = { method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      received.push(request);
+      const { type, problems } = validator.check(request);
+      if (type !== undefined) eventTypes.add(type);
+      offCatalogue.push(...problems.map((problem) => `${path}: ${problem}`));
       for (const waiter of waiters) waiter();
       inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
       peaks.set(path, Math.max(peaks.get(path) ?? 0, inFlight.get(path)!));
@@ -87,10 +107,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         waiters.add(check);
         check();
       }),
-    close: () =>
-      new Promise<void>((resolve) => {
+    eventTypes: () => eventTypes,
+    close: async () => {
+      await new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
-      }),
+      });
+      if (offCatalogue.length > 0) throw new Error(`requests not as the event catalogue describes them (docs/api.md 10.11):\n${offCatalogue.join('\n')}`);
+    },
   };
 }

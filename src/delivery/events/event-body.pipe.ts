@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
-import { EVENT_FIELDS } from '../../webhooks/webhook.model';
+import { EVENT_FIELDS } from '../../event-types/event-types';
 import type { EventType } from '../delivery.model';
 
 /** An event as the platform API hands it in (docs/api.md 10.1), validated. */

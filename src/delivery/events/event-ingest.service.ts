@@ -6,7 +6,8 @@ import { SealedSecret, SecretBox } from '../../crypto/secret-box';
 import { Database } from '../../database/database';
 import type { SqlExecutor } from '../../database/sql-executor';
 import { Metrics } from '../../metrics/metrics';
-import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
+import { eventPayloadBinding } from '../delivery.model';
+import { SentEventType, TEST_EVENT } from '../../event-types/event-types';
 import { DispatchSignal } from '../dispatch-signal';
 import type { IncomingEvent } from './event-body.pipe';
 import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
@@ -20,7 +21,8 @@ export interface AcceptedEvent {
 
 /** An event the service emits with a change of its own (docs/api.md 10.12). */
 export interface EmittedEvent {
-  readonly type: string;
+  /** One the event catalogue describes (docs/api.md 10.11). */
+  readonly type: SentEventType;
   readonly organization: number;
   readonly data: Record<string, unknown>;
   /** Only to the organization's enabled webhooks but this one (webhook.disabled). */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { EventField } from '../webhook.model';
+import type { EventField } from '../../event-types/event-types';
 import { WebhookSourceEntity } from './webhook-source.entity';
 
 /** The column of each per-event URL: the one place the code names them (landed migrations keep their own copy). */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EVENT_FIELDS } from '../../../webhooks/webhook.model';
+import { EVENT_FIELDS } from '../../../event-types/event-types';
 
 /** OpenAPI only: the body EventBodyPipe checks (docs/api.md 10.1). */
 export class EventBodyDto {
@@ -9,7 +9,11 @@ export class EventBodyDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'The organization id' })
   organization: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Any JSON object, delivered as sent' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Any JSON object, delivered as sent; for card.updated `{"card", "status"}`, as the event catalogue (the webhooks) says',
+  })
   data: Record<string, unknown>;
 }
 

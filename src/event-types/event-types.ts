@@ -1,0 +1,16 @@
+/*
+ * The event types, named once for every feature that needs them: webhooks (a URL per event
+ * type), delivery (what is accepted and sent), cards (what a status change emits) and the
+ * published catalogue (docs/api.md 10.11). Depends on nothing.
+ */
+
+/** The event types the internal platform API sends (docs/api.md 10.1); a webhook's per-event URL fields (5). */
+export const EVENT_FIELDS = ['transaction.created', 'transaction.updated', 'transaction.completed', 'card.updated', 'user.updated'] as const;
+export type EventField = (typeof EVENT_FIELDS)[number];
+
+/** The events the service sends of its own (docs/api.md 10.7, 10.10), to a webhook's `url`; never accepted from `POST /events`. */
+export const TEST_EVENT = 'webhook.test';
+export const DISABLED_EVENT = 'webhook.disabled';
+
+/** Every event type a receiver may get: the platform's and the service's own (the catalogue, docs/api.md 10.11). */
+export type SentEventType = EventField | typeof TEST_EVENT | typeof DISABLED_EVENT;
