@@ -7,8 +7,8 @@ import { Database } from '../../database/database';
 import type { SqlExecutor } from '../../database/sql-executor';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
-import type { IncomingEvent } from './event-body.pipe';
 import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
+import type { IncomingEvent } from './incoming-event';
 import { PendingLimit } from './pending-limit';
 
 /** An accepted event, as `POST {p}/events` answers it (202). */

@@ -5,8 +5,9 @@ import type { PlatformCaller } from '../../identity/caller';
 import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
-import { EventBodyPipe, idempotencyKeyOf, IncomingEvent } from './event-body.pipe';
+import { EventBodyPipe } from './event-body.pipe';
 import { AcceptedEvent, EventIngest } from './event-ingest.service';
+import { idempotencyKeyOf, IncomingEvent } from './incoming-event';
 
 @ApiTags('events')
 @PlatformApi()
