@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { PageQueryDto } from '../common/page-query.dto';
 import { PageCursors } from '../crypto/page-cursors';
 import { dateOf } from '../database/sql-dialect';
 import { AuditRepository } from './audit.repository';
@@ -22,7 +23,7 @@ export class AuditService {
     private readonly cursors: PageCursors,
   ) {}
 
-  async page(organizationId: number, { limit, cursor }: { limit: number; cursor: string | undefined }): Promise<{ data: AuditEntryView[]; next: string | null }> {
+  async page(organizationId: number, { limit, cursor }: PageQueryDto): Promise<{ data: AuditEntryView[]; next: string | null }> {
     const scope = `audit:${organizationId}`;
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
     const rows = await this.audit.page(organizationId, beforeId, limit + 1);

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { dateOf } from '../../database/sql-dialect';
-import { DELIVERY_STATES, DeliveryState } from '../delivery.model';
+import type { DeliveryState } from '../delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
 import { PageCursors } from '../../crypto/page-cursors';
-import { PageQuery } from '../../common/page-query';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 
 /** One attempt as the log shows it (docs/api.md 10.7). */
 export interface AttemptView {
@@ -25,13 +25,6 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
   lastAttempt: AttemptView | null;
 }
-
-export interface LogQuery {
-  limit: number;
-  state: DeliveryState | null;
-  cursor: string | undefined;
-}
-
 
 const iso = (value: Date | string): string => dateOf(value).toISOString();
 const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
@@ -63,15 +56,6 @@ const attemptViewOf = (row: AttemptRow): AttemptView => ({
   error: row.error,
 });
 
-/** `?limit=&cursor=&state=` of the log; anything else in them is 400 bad request. */
-export function logQueryOf(query: Record<string, unknown>): LogQuery {
-  const page = new PageQuery(query);
-  const state = page.one('state');
-  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) page.problems.push(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
-  page.done();
-  return { limit: page.limit, state: (state as DeliveryState | undefined) ?? null, cursor: page.cursor };
-}
-
 /**
  * The delivery log of one webhook (docs/api.md 10.7): newest first, in pages whose `next`
  * cursor stays valid while new deliveries arrive. A webhook the organization does not have is
@@ -85,11 +69,11 @@ export class DeliveryLogService {
     private readonly cursors: PageCursors,
   ) {}
 
-  async page(organizationId: number, name: string, { limit, state, cursor }: LogQuery): Promise<{ data: DeliveryView[]; next: string | null }> {
+  async page(organizationId: number, name: string, { limit, state, cursor }: DeliveryLogQueryDto): Promise<{ data: DeliveryView[]; next: string | null }> {
     const webhookId = await this.webhookId(organizationId, name);
     const scope = `deliveries:${webhookId}:${state ?? ''}`;
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
-    const rows = await this.log.page(webhookId, { state, beforeId, limit: limit + 1 });
+    const rows = await this.log.page(webhookId, { state: state ?? null, beforeId, limit: limit + 1 });
     const data = rows.slice(0, limit).map(viewOf);
     const next = rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null;
     return { data, next };
