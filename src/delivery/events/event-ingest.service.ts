@@ -7,15 +7,10 @@ import { Database } from '../../database/database';
 import type { SqlExecutor } from '../../database/sql-executor';
 import { eventPayloadBinding, TEST_EVENT } from '../delivery.model';
 import { DispatchSignal } from '../dispatch-signal';
+import type { AcceptedEventDto } from './dto/event.dto';
 import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
 import type { IncomingEvent } from './incoming-event';
 import { PendingLimit } from './pending-limit';
-
-/** An accepted event, as `POST {p}/events` answers it (202). */
-export interface AcceptedEvent {
-  readonly id: string;
-  readonly deliveries: number;
-}
 
 /** An event the service emits with a change of its own (docs/api.md 10.12). */
 export interface EmittedEvent {
@@ -54,7 +49,7 @@ export class EventIngest {
     private readonly db: Database,
   ) {}
 
-  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
+  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEventDto> {
     const requestHash = requestHashOf(event.type, event.organization, event.data);
     if (idempotencyKey !== undefined) {
       const earlier = await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
@@ -81,7 +76,7 @@ export class EventIngest {
    * in the same one, so that either both exist or neither does; then wakes this instance's
    * dispatcher. What `change` returned, or undefined when it emitted nothing.
    */
-  async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEvent | undefined> {
+  async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEventDto | undefined> {
     const accepted = await this.db.transaction(async (tx) => {
       const event = await change(tx);
       if (event === undefined) return undefined;
@@ -128,7 +123,7 @@ export class EventIngest {
   }
 }
 
-function replay(earlier: KeyedEvent, requestHash: string): AcceptedEvent {
+function replay(earlier: KeyedEvent, requestHash: string): AcceptedEventDto {
   if (earlier.requestHash !== requestHash) throw Errors.idempotencyConflict();
   return { id: earlier.id, deliveries: earlier.deliveryCount };
 }

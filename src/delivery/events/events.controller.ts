@@ -6,7 +6,7 @@ import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
 import { EventBodyPipe } from './event-body.pipe';
-import { AcceptedEvent, EventIngest } from './event-ingest.service';
+import { EventIngest } from './event-ingest.service';
 import { idempotencyKeyOf, IncomingEvent } from './incoming-event';
 
 @ApiTags('events')
@@ -29,7 +29,7 @@ export class EventsController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEvent> {
+  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEventDto> {
     const key = idempotencyKeyOf(idempotencyKey);
     refuseOrganizationOutsideKey(caller, event.organization);
     return this.ingest.accept(event, key);
