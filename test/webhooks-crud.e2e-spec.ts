@@ -140,6 +140,14 @@ describeEachDatabase('webhooks CRUD', (kind) => {
       await api.expectSourceInvariant(m);
     });
 
+    it.each([
+      ['a body of the wrong shape', { url: 7 }],
+      ['a URL that breaks the rules', { url: 'http://hooks.example.com/' }],
+    ])('answers a path name off the pattern 400 invalid name before %s (docs/api.md 5, which 400)', async (_, body) => {
+      const m = await owner();
+      expect((await api.create(m, 'NOPE', body)).body).toEqual(INVALID_NAME);
+    });
+
     it('accepts a name of exactly 64 characters', async () => {
       const m = await owner();
       const name = `${'a1-'.repeat(21)}z`;
@@ -439,6 +447,11 @@ describeEachDatabase('webhooks CRUD', (kind) => {
       const res = await patch(m, 'W', { url: HOOK });
       expect(res.status).toBe(400);
       expect(res.body).toEqual(INVALID_NAME);
+    });
+
+    it('answers a path name off the pattern 400 invalid name before a URL that breaks the rules', async () => {
+      const { m } = await withWebhook();
+      expect((await patch(m, 'W', { url: 'http://hooks.example.com/' })).body).toEqual(INVALID_NAME);
     });
   });
 

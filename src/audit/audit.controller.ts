@@ -1,8 +1,9 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
-import { PAGE_LIMIT_SCHEMA, PageQuery } from '../common/page-query';
+import { PageQueryDto } from '../common/page-query.dto';
+import { QueryPipe } from '../common/query.pipe';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { AuditService } from './audit.service';
@@ -19,12 +20,8 @@ export class AuditController {
 
   @Get()
   @ApiOperation({ summary: "The organization's audit trail, newest first, a page at a time" })
-  @ApiQuery({ name: 'limit', required: false, schema: PAGE_LIMIT_SCHEMA })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
   @ApiOkResponse({ type: AuditPageDto })
-  list(@Caller() caller: SessionCaller, @Query() query: Record<string, unknown>) {
-    const page = new PageQuery(query);
-    page.done();
+  list(@Caller() caller: SessionCaller, @Query(new QueryPipe(PageQueryDto)) page: PageQueryDto) {
     return this.audit.page(caller.organizationId, page);
   }
 }

@@ -1,18 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { PageQueryDto } from '../common/page-query.dto';
 import { PageCursors } from '../crypto/page-cursors';
 import { dateOf } from '../database/sql-dialect';
 import { AuditRepository } from './audit.repository';
-
-/** One entry as `GET {p}/audit` shows it (docs/api.md 10.9). */
-export interface AuditEntryView {
-  id: number;
-  at: string;
-  /** Null for what the service did itself (it disabled a webhook). */
-  actor: { user: number; email: string | null } | null;
-  action: string;
-  webhook: string;
-  fields: string[];
-}
+import type { AuditEntryDto, AuditPageDto } from './dto/audit.dto';
 
 /** The audit trail of one organization, newest first, a page at a time. */
 @Injectable()
@@ -22,12 +13,12 @@ export class AuditService {
     private readonly cursors: PageCursors,
   ) {}
 
-  async page(organizationId: number, { limit, cursor }: { limit: number; cursor: string | undefined }): Promise<{ data: AuditEntryView[]; next: string | null }> {
+  async page(organizationId: number, { limit, cursor }: PageQueryDto): Promise<AuditPageDto> {
     const scope = `audit:${organizationId}`;
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
     const rows = await this.audit.page(organizationId, beforeId, limit + 1);
     const data = rows.slice(0, limit).map(
-      (row): AuditEntryView => ({
+      (row): AuditEntryDto => ({
         id: Number(row.id),
         at: dateOf(row.at).toISOString(),
         actor: row.actorUserId === null ? null : { user: Number(row.actorUserId), email: row.actorEmail },

@@ -1,5 +1,6 @@
+import type { WebhookDto } from './dto/webhook-responses.dto';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
-import { CheckedUrl, EVENT_GROUPS, StoredWebhook, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
+import { CheckedUrl, EVENT_GROUPS, StoredWebhook, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
 import { EVENT_FIELDS, EventField } from '../event-types/event-types';
 
 /*
@@ -106,7 +107,7 @@ export function storedOfRow(row: Readonly<Record<string, unknown>>): StoredWebho
 }
 
 /** The JSON of a webhook: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
-export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhook): WebhookBody {
+export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhook): WebhookDto {
   const body: Record<string, unknown> = { url };
   for (const [group, members] of Object.entries(EVENT_GROUPS)) {
     const set: Record<string, string> = {};
@@ -118,7 +119,7 @@ export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhoo
   }
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   if (disabled) body.disabled = true;
-  return body as unknown as WebhookBody;
+  return body as unknown as WebhookDto;
 }
 
 /**

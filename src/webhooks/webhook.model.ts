@@ -47,16 +47,6 @@ export interface StoredWebhook {
   readonly disabled?: true;
 }
 
-/** The JSON of a webhook: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
-export interface WebhookBody {
-  url: string;
-  transaction?: { created?: string; updated?: string; completed?: string };
-  card?: { updated?: string };
-  user?: { updated?: string };
-  rateLimit?: number;
-  disabled?: true;
-}
-
 /**
  * What a webhook's sealed signing secrets are bound to (SecretBinding): the organization and the
  * name, which never changes; the previous secret of a rotation has a row of its own (`#` is not

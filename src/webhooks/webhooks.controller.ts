@@ -25,6 +25,8 @@ const DELETED = { code: 'ok' } as const;
 /** Writes can also meet the Origin rule (ALLOWED_ORIGINS). */
 const WRITE_FORBIDDEN: ErrorCode[] = ['forbidden origin', 'no organization', 'no permission'];
 
+// The path's name is each handler's last parameter: Nest runs the pipes of the last parameter
+// first, and docs/api.md 5 answers an invalid name before anything wrong in the body.
 @ApiTags('webhooks')
 @ApiExtraModels(WebhookDto)
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -67,8 +69,8 @@ export class WebhooksController {
   })
   createWebhook(
     @Caller() caller: SessionCaller,
-    @Param('name', WebhookNamePipe) name: string,
     @Body(CreateWebhookBodyPipe) body: { draft: WebhookDraft },
+    @Param('name', WebhookNamePipe) name: string,
   ) {
     return this.webhooks.create(caller.organizationId, caller, name, body.draft);
   }
@@ -105,8 +107,8 @@ export class WebhooksController {
   })
   updateWebhook(
     @Caller() caller: SessionCaller,
-    @Param('name', WebhookNamePipe) name: string,
     @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
+    @Param('name', WebhookNamePipe) name: string,
   ) {
     return this.webhooks.update(caller.organizationId, caller, name, patch);
   }
@@ -124,7 +126,7 @@ export class WebhooksController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  rotateSecret(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Body(RotateSecretBodyPipe) graceSeconds: number) {
+  rotateSecret(@Caller() caller: SessionCaller, @Body(RotateSecretBodyPipe) graceSeconds: number, @Param('name', WebhookNamePipe) name: string) {
     return this.webhooks.rotateSecret(caller.organizationId, caller, name, graceSeconds);
   }
 

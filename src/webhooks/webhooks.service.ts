@@ -5,13 +5,10 @@ import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
+import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
 import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
-import { CheckedUrl, newSigningSecret, signingSecretBinding, UrlField, WebhookBody, WebhookDraft, WebhookPatch } from './webhook.model';
+import { CheckedUrl, newSigningSecret, signingSecretBinding, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
 import { WebhooksRepository } from './webhooks.repository';
-
-export type CreatedWebhook = { name: string } & WebhookBody & { secret: string };
-export type ReplacedWebhook = WebhookBody & { secret: string };
-export type NamedWebhook = { name: string } & WebhookBody;
 
 /**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
@@ -36,13 +33,13 @@ export class WebhooksService {
     return webhookListJson(await this.webhooks.listByOrganization(organizationId));
   }
 
-  async get(organizationId: number, name: string): Promise<WebhookBody> {
+  async get(organizationId: number, name: string): Promise<WebhookDto> {
     const webhook = await this.webhooks.findByName(organizationId, name);
     if (!webhook) throw Errors.notFound();
     return toWebhookBody(webhook);
   }
 
-  async create(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<CreatedWebhook> {
+  async create(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<CreatedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
@@ -57,7 +54,7 @@ export class WebhooksService {
   }
 
   /** Legacy create-or-update: replaces the URLs, keeps the secret, answers it either way. */
-  async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhook> {
+  async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
     await this.requireResolvable(urlsOf(draft));
@@ -70,7 +67,7 @@ export class WebhooksService {
     return { ...toWebhookBody(replaced.webhook), secret: this.secrets.open(replaced.secret, binding) };
   }
 
-  async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhook> {
+  async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
     await this.requireResolvable(urlsOf(patch));
 
@@ -85,7 +82,7 @@ export class WebhooksService {
    * one previous secret is kept. Under the source lock, so concurrent rotations leave exactly
    * one current and one previous secret.
    */
-  async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<{ secret: string; previousExpiresAt: string | null }> {
+  async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
     const secret = newSigningSecret();
     const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
     const rotated = await this.webhooks.rotateSecret(organizationId, name, previousExpiresAt, (current) => ({

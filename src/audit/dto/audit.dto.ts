@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AUDIT_ACTIONS } from '../audit.model';
 
-// OpenAPI only: the shapes of docs/api.md 10.9 (AuditService builds them).
+// The answer of docs/api.md 10.9, as the OpenAPI document describes it: AuditService returns
+// plain objects of these types.
 
 class AuditActorDto {
   @ApiProperty({ type: 'integer' })

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
-import { EventBodyPipe, idempotencyKeyOf } from '../../delivery/events/event-body.pipe';
 import { EventIngest } from '../../delivery/events/event-ingest.service';
+import { idempotencyKeyOf, parseIncomingEvent } from '../../delivery/events/incoming-event';
 import { parseId, parseText, printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
@@ -20,7 +20,7 @@ export class EventSendCommand extends OperatorCommand {
   }
 
   async run(_: string[], { org, type, data, idempotencyKey }: EventOptions): Promise<void> {
-    const event = new EventBodyPipe().transform({ type, organization: org, data: data ?? {} });
+    const event = parseIncomingEvent({ type, organization: org, data: data ?? {} });
     printResult(await this.ingest.accept(event, idempotencyKeyOf(idempotencyKey)));
   }
 

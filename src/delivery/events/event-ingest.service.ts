@@ -9,15 +9,10 @@ import { Metrics } from '../../metrics/metrics';
 import { eventPayloadBinding } from '../delivery.model';
 import { SentEventType, TEST_EVENT } from '../../event-types/event-types';
 import { DispatchSignal } from '../dispatch-signal';
-import type { IncomingEvent } from './event-body.pipe';
+import type { AcceptedEventDto } from './dto/event.dto';
 import { EventsRepository, KeyedEvent, NewEvent } from './events.repository';
+import type { IncomingEvent } from './incoming-event';
 import { PendingLimit } from './pending-limit';
-
-/** An accepted event, as `POST {p}/events` answers it (202). */
-export interface AcceptedEvent {
-  readonly id: string;
-  readonly deliveries: number;
-}
 
 /** An event the service emits with a change of its own (docs/api.md 10.12). */
 export interface EmittedEvent {
@@ -58,7 +53,7 @@ export class EventIngest {
     private readonly metrics: Metrics,
   ) {}
 
-  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
+  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEventDto> {
     const requestHash = requestHashOf(event.type, event.organization, event.data);
     if (idempotencyKey !== undefined) {
       const earlier = await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
@@ -86,7 +81,7 @@ export class EventIngest {
    * in the same one, so that either both exist or neither does; then wakes this instance's
    * dispatcher. What `change` returned, or undefined when it emitted nothing.
    */
-  async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEvent | undefined> {
+  async emitWith(change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>): Promise<AcceptedEventDto | undefined> {
     const emitted = await this.db.transaction(async (tx) => {
       const event = await change(tx);
       if (event === undefined) return undefined;
@@ -136,7 +131,7 @@ export class EventIngest {
   }
 }
 
-function replay(earlier: KeyedEvent, requestHash: string): AcceptedEvent {
+function replay(earlier: KeyedEvent, requestHash: string): AcceptedEventDto {
   if (earlier.requestHash !== requestHash) throw Errors.idempotencyConflict();
   return { id: earlier.id, deliveries: earlier.deliveryCount };
 }

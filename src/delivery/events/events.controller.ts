@@ -5,8 +5,9 @@ import type { PlatformCaller } from '../../identity/caller';
 import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
-import { EventBodyPipe, idempotencyKeyOf, IncomingEvent } from './event-body.pipe';
-import { AcceptedEvent, EventIngest } from './event-ingest.service';
+import { EventBodyPipe } from './event-body.pipe';
+import { EventIngest } from './event-ingest.service';
+import { idempotencyKeyOf, IncomingEvent } from './incoming-event';
 
 @ApiTags('events')
 @PlatformApi()
@@ -28,7 +29,7 @@ export class EventsController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEvent> {
+  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEventDto> {
     const key = idempotencyKeyOf(idempotencyKey);
     refuseOrganizationOutsideKey(caller, event.organization);
     return this.ingest.accept(event, key);

@@ -3,13 +3,14 @@ import type { Actor } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import { Errors } from '../../common/domain-error';
 import { Database } from '../../database/database';
-import type { WebhookBody } from '../../webhooks/webhook.model';
+import type { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { WebhookIdentity, WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { WebhooksService } from '../../webhooks/webhooks.service';
 import { DispatchSignal } from '../dispatch-signal';
 import { EndpointHealthRepository } from '../dispatch/endpoint-health.repository';
 import { EventIngest } from '../events/event-ingest.service';
 import { DeliveryLogRepository } from './delivery-log.repository';
+import type { RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
 
 /**
  * What the admin console can do with a webhook's deliveries (docs/api.md 10.7, 10.10): send one
@@ -31,7 +32,7 @@ export class DeliveryActionsService {
   ) {}
 
   /** 404 no such delivery of the webhook; 409 cancelled, or the webhook is disabled; else pending, attempted now. */
-  async retry(organizationId: number, actor: Actor, name: string, id: number): Promise<{ id: number; state: 'pending' }> {
+  async retry(organizationId: number, actor: Actor, name: string, id: number): Promise<RetriedDeliveryDto> {
     const webhook = await this.enabledWebhook(organizationId, name);
     const state = await this.log.replay({ id: webhook.id, name, organizationId }, id, actor, new Date());
     if (state === undefined) throw Errors.notFound();
@@ -40,7 +41,7 @@ export class DeliveryActionsService {
     return { id, state: 'pending' };
   }
 
-  async test(organizationId: number, actor: Actor, name: string) {
+  async test(organizationId: number, actor: Actor, name: string): Promise<TestDeliveryDto> {
     return this.ingest.test(organizationId, actor, (await this.enabledWebhook(organizationId, name)).id, name);
   }
 
@@ -49,7 +50,7 @@ export class DeliveryActionsService {
    * afresh (no failure run, breaker closed), with the audit entry in the same transaction; an
    * enabled webhook is left as it is. The webhook as read.
    */
-  async enable(organizationId: number, actor: Actor, name: string): Promise<WebhookBody> {
+  async enable(organizationId: number, actor: Actor, name: string): Promise<WebhookDto> {
     const found = await this.db.transaction(async (tx) => {
       const webhook = await this.webhooks.enable(tx, organizationId, name);
       if (webhook?.wasDisabled) {

@@ -1,42 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { dateOf } from '../../database/sql-dialect';
-import { DELIVERY_STATES, DeliveryState } from '../delivery.model';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
 import { PageCursors } from '../../crypto/page-cursors';
-import { PageQuery } from '../../common/page-query';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
-
-/** One attempt as the log shows it (docs/api.md 10.7). */
-export interface AttemptView {
-  at: string;
-  durationMs: number;
-  status: number | null;
-  error: string | null;
-}
-
-/** One delivery as the log shows it (docs/api.md 10.7): never the receiver's answer, never an address. */
-export interface DeliveryView {
-  id: number;
-  event: { id: string; type: string; createdAt: string };
-  state: DeliveryState;
-  attempts: number;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  lastAttempt: AttemptView | null;
-}
-
-export interface LogQuery {
-  limit: number;
-  state: DeliveryState | null;
-  cursor: string | undefined;
-}
-
+import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
+import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 
 const iso = (value: Date | string): string => dateOf(value).toISOString();
 const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
 
-function viewOf(row: DeliveryRow): DeliveryView {
+/** One delivery as the log shows it (docs/api.md 10.7): never the receiver's answer, never an address. */
+function deliveryOf(row: DeliveryRow): DeliveryDto {
   return {
     id: Number(row.id),
     event: { id: row.eventId, type: row.eventType, createdAt: iso(row.eventCreatedAt) },
@@ -56,21 +31,12 @@ function viewOf(row: DeliveryRow): DeliveryView {
   };
 }
 
-const attemptViewOf = (row: AttemptRow): AttemptView => ({
+const attemptOf = (row: AttemptRow): AttemptDto => ({
   at: iso(row.at),
   durationMs: Number(row.durationMs),
   status: row.status === null ? null : Number(row.status),
   error: row.error,
 });
-
-/** `?limit=&cursor=&state=` of the log; anything else in them is 400 bad request. */
-export function logQueryOf(query: Record<string, unknown>): LogQuery {
-  const page = new PageQuery(query);
-  const state = page.one('state');
-  if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) page.problems.push(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
-  page.done();
-  return { limit: page.limit, state: (state as DeliveryState | undefined) ?? null, cursor: page.cursor };
-}
 
 /**
  * The delivery log of one webhook (docs/api.md 10.7): newest first, in pages whose `next`
@@ -85,21 +51,21 @@ export class DeliveryLogService {
     private readonly cursors: PageCursors,
   ) {}
 
-  async page(organizationId: number, name: string, { limit, state, cursor }: LogQuery): Promise<{ data: DeliveryView[]; next: string | null }> {
+  async page(organizationId: number, name: string, { limit, state, cursor }: DeliveryLogQueryDto): Promise<DeliveryPageDto> {
     const webhookId = await this.webhookId(organizationId, name);
     const scope = `deliveries:${webhookId}:${state ?? ''}`;
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
-    const rows = await this.log.page(webhookId, { state, beforeId, limit: limit + 1 });
-    const data = rows.slice(0, limit).map(viewOf);
+    const rows = await this.log.page(webhookId, { state: state ?? null, beforeId, limit: limit + 1 });
+    const data = rows.slice(0, limit).map(deliveryOf);
     const next = rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null;
     return { data, next };
   }
 
-  async detail(organizationId: number, name: string, id: number): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
+  async detail(organizationId: number, name: string, id: number): Promise<DeliveryDetailDto> {
     const webhookId = await this.webhookId(organizationId, name);
     const row = await this.log.findOne(webhookId, id);
     if (row === undefined) throw Errors.notFound();
-    return { ...viewOf(row), attemptLog: (await this.log.attempts(id)).map(attemptViewOf) };
+    return { ...deliveryOf(row), attemptLog: (await this.log.attempts(id)).map(attemptOf) };
   }
 
   private async webhookId(organizationId: number, name: string): Promise<number> {

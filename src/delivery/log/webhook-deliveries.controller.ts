@@ -1,32 +1,28 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
 import type { SessionCaller } from '../../identity/caller';
-import { Errors } from '../../common/domain-error';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { SessionRateLimitGuard } from '../../rate-limit/session-rate-limit.guard';
 import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
-import { DELIVERY_STATES } from '../delivery.model';
 import { DeliveryActionsService } from './delivery-actions.service';
-import { PAGE_LIMIT_SCHEMA } from '../../common/page-query';
-import { DeliveryLogService, logQueryOf } from './delivery-log.service';
+import { DeliveryIdPipe } from './delivery-id.pipe';
+import { QueryPipe } from '../../common/query.pipe';
+import { DeliveryLogService } from './delivery-log.service';
 import { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
+import { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 import { WebhookActionLimitGuard } from './webhook-action-limit.guard';
-
-/** A delivery id in a path: a positive integer, else no such delivery. */
-function deliveryIdOf(value: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(value)) throw Errors.notFound();
-  return Number(value);
-}
 
 const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } });
 
 /**
  * A webhook's deliveries for the admin console (docs/api.md 10.7, 10.10): the log, a replay, a
  * test event, enabling a disabled webhook. The callers of the webhook operations, rate limited
- * as they are; replays and tests also per webhook.
+ * as they are; replays and tests also per webhook. The name is each handler's last parameter:
+ * Nest starts the pipes of the last parameter first and answers the first error, so an invalid
+ * name (400 `invalid name`) is answered before a bad id (404) or query (400 `bad request`).
  */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -42,20 +38,17 @@ export class WebhookDeliveriesController {
 
   @Get('deliveries')
   @ApiOperation({ summary: "The webhook's deliveries, newest first, a page at a time (next: an opaque cursor, or null)" })
-  @ApiQuery({ name: 'limit', required: false, schema: PAGE_LIMIT_SCHEMA })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
-  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', enum: [...DELIVERY_STATES] } })
   @ApiOkResponse({ type: DeliveryPageDto })
-  list(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Query() query: Record<string, unknown>) {
-    return this.log.page(caller.organizationId, name, logQueryOf(query));
+  list(@Caller() caller: SessionCaller, @Query(new QueryPipe(DeliveryLogQueryDto)) query: DeliveryLogQueryDto, @Param('name', WebhookNamePipe) name: string) {
+    return this.log.page(caller.organizationId, name, query);
   }
 
   @Get('deliveries/:id')
   @ApiOperation({ summary: 'One delivery with every attempt' })
   @IdParam()
   @ApiOkResponse({ type: DeliveryDetailDto })
-  detail(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
-    return this.log.detail(caller.organizationId, name, deliveryIdOf(id));
+  detail(@Caller() caller: SessionCaller, @Param('id', DeliveryIdPipe) id: number, @Param('name', WebhookNamePipe) name: string) {
+    return this.log.detail(caller.organizationId, name, id);
   }
 
   @Post('deliveries/:id/retry')
@@ -65,8 +58,8 @@ export class WebhookDeliveriesController {
   @IdParam()
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled', 'disabled'] })
-  retry(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string, @Param('id') id: string) {
-    return this.actions.retry(caller.organizationId, caller, name, deliveryIdOf(id));
+  retry(@Caller() caller: SessionCaller, @Param('id', DeliveryIdPipe) id: number, @Param('name', WebhookNamePipe) name: string) {
+    return this.actions.retry(caller.organizationId, caller, name, id);
   }
 
   @Post('test')

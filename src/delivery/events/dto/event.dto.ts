@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { EVENT_FIELDS } from '../../../event-types/event-types';
 
-/** OpenAPI only: the body EventBodyPipe checks (docs/api.md 10.1). */
+/** OpenAPI only: the body parseIncomingEvent checks by hand (docs/api.md 10.1). */
 export class EventBodyDto {
   @ApiProperty({ enum: EVENT_FIELDS })
   type: string;
@@ -17,6 +17,7 @@ export class EventBodyDto {
   data: Record<string, unknown>;
 }
 
+/** The answer of `POST {p}/events` and `event send` (docs/api.md 10.1): what EventIngest returns. */
 export class AcceptedEventDto {
   @ApiProperty({ pattern: '^evt_[A-Za-z0-9_-]{22}$' })
   id: string;

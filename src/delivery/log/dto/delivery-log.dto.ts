@@ -1,7 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATES } from '../../delivery.model';
+import { TEST_EVENT } from '../../../event-types/event-types';
+import { DELIVERY_STATES, DeliveryState } from '../../delivery.model';
 
-// OpenAPI only: the shapes of docs/api.md 10.7 (DeliveryLogService builds them).
+// The answers of docs/api.md 10.7, as the OpenAPI document describes them: DeliveryLogService
+// and DeliveryActionsService return plain objects of these types.
 
 export class AttemptDto {
   @ApiProperty({ format: 'date-time' })
@@ -40,7 +42,7 @@ export class DeliveryDto {
   event: DeliveryEventDto;
 
   @ApiProperty({ enum: DELIVERY_STATES })
-  state: string;
+  state: DeliveryState;
 
   @ApiProperty({ type: 'integer' })
   attempts: number;
@@ -73,15 +75,15 @@ export class RetriedDeliveryDto {
   id: number;
 
   @ApiProperty({ enum: ['pending'] })
-  state: string;
+  state: 'pending';
 }
 
 class TestEventDto {
   @ApiProperty()
   id: string;
 
-  @ApiProperty({ enum: ['webhook.test'] })
-  type: string;
+  @ApiProperty({ enum: [TEST_EVENT] })
+  type: typeof TEST_EVENT;
 }
 
 export class TestDeliveryDto {
