@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { makePrivateDirectory } from '../common/private-directory';
 import { ConfigError } from './environment';
 
@@ -38,4 +38,24 @@ export function readOrCreateKeyFile(path: string): Buffer {
     unlinkSync(aside);
   }
   return decodeKey(`SECRET_KEY (file ${path})`, readFileSync(path, 'utf8'));
+}
+
+export interface SecretKeys {
+  /** Encrypts every new secret. */
+  readonly current: Buffer;
+  /** Still decrypt secrets written before a rotation. */
+  readonly previous: readonly Buffer[];
+}
+
+const DEFAULT_KEY_FILE = 'data/secret.key';
+
+/** Production takes its key only from SECRET_KEY, never from a file. */
+export function currentKey(secretKey: string | undefined, production: boolean, cwd: string, warnings: string[]): Buffer {
+  if (secretKey !== undefined) return decodeKey('SECRET_KEY', secretKey);
+  if (production) throw new ConfigError('SECRET_KEY', 'required when NODE_ENV=production (base64 of 32 bytes)');
+  const path = resolve(cwd, DEFAULT_KEY_FILE);
+  const key = readOrCreateKeyFile(path);
+  const exposure = keyFileExposure(path);
+  if (exposure !== undefined) warnings.push(exposure);
+  return key;
 }

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { DatabaseConfig } from '../config/app-config';
+import type { DatabaseConfig } from '../config/database-config';
 import type { SecretBox } from '../crypto/secret-box';
 import { mysqlMigrations } from './migrations/mysql';
 import { sqliteMigrations } from './migrations/sqlite';

@@ -85,6 +85,26 @@ export class Database implements SqlExecutor {
   }
 
   /**
+   * Whether the database answers a `SELECT 1` within `deadlineMs` (/health): a connection and
+   * the statement under one deadline, shorter than the statements' own, so that a probe answers
+   * in time while the database hangs; the statement, if it still runs, ends at its own.
+   */
+  async ping(deadlineMs: number): Promise<boolean> {
+    if (!this.dataSource.isInitialized) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), deadlineMs);
+    });
+    try {
+      return await Promise.race([this.select('SELECT 1 AS one').then(() => true), late]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * `readCommitted` (MySQL): for a transaction whose locking reads must not take gap locks, such
    * as the queue's claim, which would otherwise hold off every insert of a new due delivery.
    */

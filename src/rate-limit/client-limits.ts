@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage } from '@nestjs/throttler';
 import { Errors } from '../common/domain-error';
-import { AppConfig, RateLimits } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
+import type { RateLimits } from '../config/rate-limit-config';
 import type { RateLimitStore } from './rate-limit-store';
 
 const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);

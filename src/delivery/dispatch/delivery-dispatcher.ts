@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { AppConfig, DeliveryConfig } from '../../config/app-config';
+import { AppConfig } from '../../config/app-config';
+import type { DeliveryConfig } from '../../config/delivery-config';
 import { PINO } from '../../logging/pino.provider';
 import { Metrics } from '../../metrics/metrics';
 import { AttemptOutcome } from '../delivery.model';

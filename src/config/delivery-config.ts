@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, Environment } from './environment';
+
+/** Event delivery: DELIVERY_* and AUDIT_RETENTION_DAYS (docs/api.md 2, 10). */
+export interface DeliveryConfig {
+  /** Attempts in flight in this instance; 0: it serves the API only. */
+  readonly concurrency: number;
+  readonly pollMs: number;
+  readonly timeoutMs: number;
+  /** Seconds between attempts after the first, immediate one. */
+  readonly retrySchedule: readonly number[];
+  /** `http://host:port` of the HTTP CONNECT egress proxy, when every attempt tunnels through one. */
+  readonly proxyUrl: URL | undefined;
+  /** Extra trusted CA certificates (PEM), beside the system's. */
+  readonly caFile: string | undefined;
+  readonly retentionDays: number;
+  /** Audit entries are kept this long (docs/api.md 10.9). */
+  readonly auditRetentionDays: number;
+  /** Attempts in flight to one webhook, in this instance (docs/api.md 10.10). */
+  readonly maxInFlightPerWebhook: number;
+  /** A webhook whose attempts have all failed this long (and at least 10 of them) is disabled; 0: after 10. */
+  readonly disableAfterDays: number;
+  /** Pending deliveries an organization may have before `POST /events` answers 429 queue full. */
+  readonly pendingPerOrgMax: number;
+  /** The circuit breaker: consecutive timeouts or connection failures that open it, and its first cool-down. */
+  readonly breakerThreshold: number;
+  readonly breakerCooldownMs: number;
+}
+
+export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
+  concurrency: e.DELIVERY_CONCURRENCY ?? 32,
+  pollMs: e.DELIVERY_POLL_MS ?? 1000,
+  timeoutMs: e.DELIVERY_TIMEOUT_MS ?? 15_000,
+  retrySchedule: parseRetrySchedule(e.DELIVERY_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000'),
+  proxyUrl: e.DELIVERY_PROXY_URL === undefined ? undefined : parseProxyUrl(e.DELIVERY_PROXY_URL),
+  caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
+  retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
+  auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 400,
+  maxInFlightPerWebhook: e.DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK ?? 4,
+  disableAfterDays: e.DELIVERY_DISABLE_AFTER_DAYS ?? 5,
+  pendingPerOrgMax: e.DELIVERY_PENDING_PER_ORG_MAX ?? 100_000,
+  breakerThreshold: e.DELIVERY_BREAKER_THRESHOLD ?? 5,
+  breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS ?? 30_000,
+});
+
+/** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (empty: no retries). */
+function parseRetrySchedule(value: string): number[] {
+  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const seconds = parts.map(Number);
+  if (parts.some((part) => !/^\d+$/.test(part)) || seconds.some((s) => s > 86_400)) {
+    throw new ConfigError('DELIVERY_RETRY_SCHEDULE', `invalid value ${JSON.stringify(value)} (comma-separated whole seconds, each at most 86400)`);
+  }
+  return seconds;
+}
+
+function parseProxyUrl(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (url === undefined || url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('DELIVERY_PROXY_URL', 'must be http://host:port of an HTTP CONNECT proxy');
+  }
+  return url;
+}
+
+function readableFile(variable: string, path: string): string {
+  try {
+    readFileSync(path);
+    return path;
+  } catch {
+    throw new ConfigError(variable, `cannot read ${path}`);
+  }
+}
