@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ["dist/", "build/", "coverage/", "node_modules/", "data/"] },
+  { ignores: ['dist/', 'build/', 'coverage/', 'node_modules/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,4 +8,7 @@ import { SecretBox } from './src/crypto/secret-box';
 import { dataSourceOptions } from './src/database/data-source-options';
 
 const config = loadAppConfig();
-export default new DataSource({ ...dataSourceOptions(config.database, new SecretBox(config)), entities: [`${__dirname}/src/**/*.entity.ts`] });
+export default new DataSource({
+  ...dataSourceOptions(config.database, new SecretBox(config)),
+  entities: [`${__dirname}/src/**/*.entity.ts`],
+});

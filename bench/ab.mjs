@@ -141,7 +141,8 @@ function loadConfig(args) {
     tool: onPath('wrk') ? 'wrk' : 'autocannon',
     out: process.env.OUT || undefined,
   };
-  if (config.tool === 'wrk' && config.connections < config.threads) throw new UsageError('CONNECTIONS: at least THREADS (wrk gives each thread its connections)');
+  if (config.tool === 'wrk' && config.connections < config.threads)
+    throw new UsageError('CONNECTIONS: at least THREADS (wrk gives each thread its connections)');
   return config;
 }
 
@@ -195,7 +196,9 @@ function cpuReading(pids, tool) {
 }
 
 const cpuLine = (id, shares) =>
-  `# ${id} cpu (% of one core): ${Object.entries(shares).map(([label, value]) => `${label}=${value}%`).join(' ')} of ${availableParallelism() * 100}%`;
+  `# ${id} cpu (% of one core): ${Object.entries(shares)
+    .map(([label, value]) => `${label}=${value}%`)
+    .join(' ')} of ${availableParallelism() * 100}%`;
 
 // ---- one side's run: load.sh ----------------------------------------------------------------
 
@@ -238,9 +241,15 @@ async function runSide(side, round, config, luaFile) {
       continue;
     }
     const run = (seconds) => {
-      if (config.tool === 'wrk') return runWrk({ url, headers, seconds, threads: config.threads, connections: config.connections, luaFile });
+      if (config.tool === 'wrk')
+        return runWrk({ url, headers, seconds, threads: config.threads, connections: config.connections, luaFile });
       const { origin, pathname, search } = new URL(url);
-      return runAutocannon({ url: origin, requests: [{ method: 'GET', path: `${pathname}${search}`, headers }], seconds, connections: config.connections });
+      return runAutocannon({
+        url: origin,
+        requests: [{ method: 'GET', path: `${pathname}${search}`, headers }],
+        seconds,
+        connections: config.connections,
+      });
     };
     const warm = await run(config.warmup);
     const endCpu = side.pids.length > 0 ? cpuReading(side.pids, config.tool) : undefined;
@@ -260,8 +269,10 @@ async function runSide(side, round, config, luaFile) {
     const non2xx = warm.non2xx + measured.non2xx;
     const errors = warm.errors + measured.errors;
     if (non2xx + errors > 0) {
-      note(`ab: ${side.name} ${id}: ${non2xx} non-2xx answers, ${errors} socket errors or timeouts (warm-up and measured run)`
-        + (measured.statuses ? `; measured run: ${measured.statuses}` : ''));
+      note(
+        `ab: ${side.name} ${id}: ${non2xx} non-2xx answers, ${errors} socket errors or timeouts (warm-up and measured run)` +
+          (measured.statuses ? `; measured run: ${measured.statuses}` : ''),
+      );
       failures++;
     }
   }
@@ -315,10 +326,14 @@ function summary(config, runs) {
   const lines = [];
   const add = (line = '') => lines.push(line);
   const { tool, threads, connections, warmup, duration, rounds } = config;
-  add(`## A/B: ${tool}${tool === 'wrk' ? `, ${threads} threads` : ''}, ${connections} connections, ${warmup} s warm-up + ${duration} s measured, ${rounds} round${rounds > 1 ? 's' : ''} (A then B in each)`);
+  add(
+    `## A/B: ${tool}${tool === 'wrk' ? `, ${threads} threads` : ''}, ${connections} connections, ${warmup} s warm-up + ${duration} s measured, ${rounds} round${rounds > 1 ? 's' : ''} (A then B in each)`,
+  );
   if (tool === 'autocannon') {
     add();
-    add('wrk was not on PATH: measured with autocannon (in-process, whole-millisecond latency); not comparable with figures measured with wrk.');
+    add(
+      'wrk was not on PATH: measured with autocannon (in-process, whole-millisecond latency); not comparable with figures measured with wrk.',
+    );
   }
   const sides = {};
   for (const side of config.sides) {
@@ -329,7 +344,9 @@ function summary(config, runs) {
     add('| workload | runs | rps (median) | p50 ms (median) | p99 ms (median) | rps of each run |');
     add('|---|---:|---:|---:|---:|---|');
     for (const [id, m] of Object.entries(sides[side.name])) {
-      add(`| ${id} | ${m.runs.length} | ${printf(m.rps, 0)} | ${printf(m.p50, 2)} | ${printf(m.p99, 2)} | ${m.runs.map((v) => printf(v, 0)).join(', ')} |`);
+      add(
+        `| ${id} | ${m.runs.length} | ${printf(m.rps, 0)} | ${printf(m.p50, 2)} | ${printf(m.p99, 2)} | ${m.runs.map((v) => printf(v, 0)).join(', ')} |`,
+      );
     }
     const withCpu = Object.entries(sides[side.name]).filter(([, m]) => m.cpu);
     if (withCpu.length > 0) {
@@ -363,9 +380,11 @@ async function main() {
   else config.out = mkdtempSync(join(tmpdir(), `perf-ab-${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-`));
   const luaFile = join(config.out, 'headers.lua');
   if (config.tool === 'wrk') writeFileSync(luaFile, WRK_LUA);
-  else say('wrk not on PATH (apt-get install wrk): autocannon instead, whose numbers are not comparable with wrk\'s');
-  say(`${config.tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s per workload, `
-    + `${config.rounds} round(s) of A then B; raw outputs in ${config.out}`);
+  else say("wrk not on PATH (apt-get install wrk): autocannon instead, whose numbers are not comparable with wrk's");
+  say(
+    `${config.tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s per workload, ` +
+      `${config.rounds} round(s) of A then B; raw outputs in ${config.out}`,
+  );
 
   for (const side of config.sides) {
     for (const id of config.workloads) {
@@ -382,7 +401,9 @@ async function main() {
       const { results, failures } = await runSide(side, round, config, luaFile);
       runs[side.name].push(results);
       if (failures > 0) {
-        throw new BenchError(`FAILED: ${side.name} had failed requests in round ${round} (above); stopped, nothing summarized. Raw outputs: ${config.out}`);
+        throw new BenchError(
+          `FAILED: ${side.name} had failed requests in round ${round} (above); stopped, nothing summarized. Raw outputs: ${config.out}`,
+        );
       }
     }
   }

@@ -7,16 +7,33 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import mysql from 'mysql2/promise';
-import { API_PREFIX, atCleanup, BenchError, cli, createDatabase, expectStatus, ROOT, serviceEnv, startServer, stop, waitForHealth } from './harness.mjs';
+import {
+  API_PREFIX,
+  atCleanup,
+  BenchError,
+  cli,
+  createDatabase,
+  expectStatus,
+  ROOT,
+  serviceEnv,
+  startServer,
+  stop,
+  waitForHealth,
+} from './harness.mjs';
 
 export const RECEIVER_HOST = 'receiver.example.com';
 export const CA_FILE = join(ROOT, 'test', 'support', 'tls', 'ca.pem');
 /** No limit may answer 429 during the load; the limiter still counts every request. */
-const UNLIMITED = { RATE_LIMIT_PER_SESSION: '1000000000', RATE_LIMIT_PER_ORGANIZATION: '1000000000', RATE_LIMIT_PER_PLATFORM_KEY: '1000000000' };
+const UNLIMITED = {
+  RATE_LIMIT_PER_SESSION: '1000000000',
+  RATE_LIMIT_PER_ORGANIZATION: '1000000000',
+  RATE_LIMIT_PER_PLATFORM_KEY: '1000000000',
+};
 
 export const now = () => performance.timeOrigin + performance.now();
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-export const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+export const percentile = (sorted, p) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** bench/receiver.mjs as a child: its proxy URL, and a way to ask it what arrived and what its bad receivers saw. */
 export async function startReceiver() {
@@ -136,7 +153,9 @@ export async function offer(service, orgs, rate, seconds) {
         });
       });
       req.on('error', () => (inFlight--, failures++, resolve()));
-      req.end(JSON.stringify({ type: 'transaction.created', organization: orgs[n % orgs.length].id, data: { amount: n, currency: 'EUR' } }));
+      req.end(
+        JSON.stringify({ type: 'transaction.created', organization: orgs[n % orgs.length].id, data: { amount: n, currency: 'EUR' } }),
+      );
     });
   const pending = [];
   while (sent < total) {
@@ -164,7 +183,10 @@ export async function arrivalsOf(receiver, accepted, ms = 10_000) {
 
 /** 202→arrival latencies of the accepted events that arrived, and how many arrived within [from, to]. */
 export function latencies(accepted, arrivals, from, to) {
-  const sorted = [...accepted].filter(([id]) => arrivals.has(id)).map(([id, at]) => arrivals.get(id) - at).sort((a, b) => a - b);
+  const sorted = [...accepted]
+    .filter(([id]) => arrivals.has(id))
+    .map(([id, at]) => arrivals.get(id) - at)
+    .sort((a, b) => a - b);
   const inWindow = [...accepted.keys()].filter((id) => arrivals.has(id) && arrivals.get(id) >= from && arrivals.get(id) <= to).length;
   return { sorted, arrived: sorted.length, inWindow };
 }

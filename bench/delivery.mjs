@@ -41,7 +41,18 @@ import {
   startDns,
   TICKS_PER_SECOND,
 } from './harness.mjs';
-import { arrivalsOf, CA_FILE, latencies, now, offer, percentile, RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
+import {
+  arrivalsOf,
+  CA_FILE,
+  latencies,
+  now,
+  offer,
+  percentile,
+  RECEIVER_HOST,
+  sleep,
+  startReceiver,
+  startService,
+} from './delivery-harness.mjs';
 
 const PUBLIC_A = '93.184.216.34';
 
@@ -65,7 +76,9 @@ async function w6(config, secretKey, dns, receiver) {
   try {
     const [org] = service.orgs;
     const event = (n) => JSON.stringify({ type: 'transaction.created', organization: org.id, data: { amount: n, currency: 'EUR' } });
-    const answer = JSON.parse(await expectStatus(202, 'POST', `${service.apis[0]}/events`, { headers: service.headers, body: JSON.parse(event(0)) }));
+    const answer = JSON.parse(
+      await expectStatus(202, 'POST', `${service.apis[0]}/events`, { headers: service.headers, body: JSON.parse(event(0)) }),
+    );
     if (answer.deliveries !== 3) throw new BenchError(`W6: an event made ${answer.deliveries} deliveries, expected 3`);
     const peakRss = sampleRss(service.servers[0].child.pid);
     const run = (seconds) =>
@@ -123,7 +136,9 @@ async function w7(config, secretKey, dns, receiver) {
         cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
       });
       const r = results.at(-1);
-      log(`W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`);
+      log(
+        `W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`,
+      );
     }
   } finally {
     results.peakRssKb = peakRss();
@@ -134,7 +149,10 @@ async function w7(config, secretKey, dns, receiver) {
 
 /** A plain client: sign and post through the same proxy to the same receiver, keep-alive, as fast as it goes. */
 async function ceiling(config, receiver) {
-  const dispatcher = new ProxyAgent({ uri: receiver.proxyUrl, requestTls: { servername: RECEIVER_HOST, ca: [readFileSync(CA_FILE, 'utf8')] } });
+  const dispatcher = new ProxyAgent({
+    uri: receiver.proxyUrl,
+    requestTls: { servername: RECEIVER_HOST, ca: [readFileSync(CA_FILE, 'utf8')] },
+  });
   const signer = new Webhook(`whsec_${randomBytes(32).toString('base64')}`);
   const body = JSON.stringify({ type: 'transaction.created', timestamp: new Date().toISOString(), data: { amount: 1, currency: 'EUR' } });
   log(`ceiling: a plain Node client, ${config.connections} concurrent, ${config.duration} s`);
@@ -150,7 +168,13 @@ async function ceiling(config, receiver) {
           origin: `https://${PUBLIC_A}:443`,
           path: '/ceiling',
           method: 'POST',
-          headers: { host: RECEIVER_HOST, 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at / 1000)), 'webhook-signature': signer.sign(id, at, body) },
+          headers: {
+            host: RECEIVER_HOST,
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(at / 1000)),
+            'webhook-signature': signer.sign(id, at, body),
+          },
           body,
         });
         await res.body.dump();
@@ -172,18 +196,27 @@ function report(config, w6Result, w7Results, ceilingResult) {
   out();
   out('| workload | rps | p50 ms | p99 ms | failures | peak RSS MB |');
   out('|---|---:|---:|---:|---:|---:|');
-  out(`| W6 POST /events, 3 webhooks, dispatch off | ${fixed(w6Result.rps, 0)} | ${fixed(w6Result.p50, 2)} | ${fixed(w6Result.p99, 2)} | ${w6Result.failures} | ${fixed(mb(w6Result.peakRssKb), 1)} |`);
+  out(
+    `| W6 POST /events, 3 webhooks, dispatch off | ${fixed(w6Result.rps, 0)} | ${fixed(w6Result.p50, 2)} | ${fixed(w6Result.p99, 2)} | ${w6Result.failures} | ${fixed(mb(w6Result.peakRssKb), 1)} |`,
+  );
   out();
-  out(`| W7 offered events/s (${config.w7Webhooks} webhook(s)) | accepted/s | delivered/s in the window | arrived | 202→arrival p50 ms | p99 ms | ingest failures | server CPU % | server CPU µs per event |`);
+  out(
+    `| W7 offered events/s (${config.w7Webhooks} webhook(s)) | accepted/s | delivered/s in the window | arrived | 202→arrival p50 ms | p99 ms | ingest failures | server CPU % | server CPU µs per event |`,
+  );
   out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of w7Results) {
     out(
       `| ${r.rate} | ${fixed(r.offeredPerSecond, 0)} | ${fixed(r.deliveredPerSecond, 0)} | ${r.arrived}/${r.accepted} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r.failures} | ${fixed(r.cpuPercent, 0)} | ${fixed(r.cpuUsPerEvent, 0)} |`,
     );
   }
-  const sustained = Math.max(0, ...w7Results.filter((r) => r.arrived === r.accepted && r.failures === 0 && r.deliveredPerSecond >= 0.95 * r.rate).map((r) => r.rate));
+  const sustained = Math.max(
+    0,
+    ...w7Results.filter((r) => r.arrived === r.accepted && r.failures === 0 && r.deliveredPerSecond >= 0.95 * r.rate).map((r) => r.rate),
+  );
   out();
-  out(`W7 sustained: ${sustained} deliveries/s (every one 2xx and delivered while offered); ceiling (plain client, same receiver and proxy): ${fixed(ceilingResult.rps, 0)}/s; ratio ${fixed(sustained / ceilingResult.rps, 2)}. W7 server peak RSS ${fixed(mb(w7Results.peakRssKb), 1)} MB.`);
+  out(
+    `W7 sustained: ${sustained} deliveries/s (every one 2xx and delivered while offered); ceiling (plain client, same receiver and proxy): ${fixed(ceilingResult.rps, 0)}/s; ratio ${fixed(sustained / ceilingResult.rps, 2)}. W7 server peak RSS ${fixed(mb(w7Results.peakRssKb), 1)} MB.`,
+  );
   out();
 }
 
@@ -194,7 +227,9 @@ async function main() {
   const secretKey = randomBytes(32).toString('base64');
   const dns = await startDns();
   const receiver = await startReceiver();
-  const w6Result = process.env.BENCH_SKIP_W6 ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN } : await w6(config, secretKey, dns, receiver);
+  const w6Result = process.env.BENCH_SKIP_W6
+    ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN }
+    : await w6(config, secretKey, dns, receiver);
   const w7Results = await w7(config, secretKey, dns, receiver);
   const ceilingResult = await ceiling(config, receiver);
   report(config, w6Result, w7Results, ceilingResult);

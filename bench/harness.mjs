@@ -159,7 +159,8 @@ export function request(method, url, { headers = {}, body } = {}) {
     const req = http.request(url, {
       method,
       agent: false,
-      headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+      headers:
+        payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
     });
     req.once('error', reject);
     req.once('response', (res) => {
@@ -210,7 +211,11 @@ export function startServer(env, { cwd = ROOT, logFile } = {}) {
   const startedAt = performance.now();
   // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it exits (Chrome DevTools opens it).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawnTracked(process.execPath, [...NODE_FLAGS, ...profile, join(DIST, 'main.js')], { env, cwd, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawnTracked(process.execPath, [...NODE_FLAGS, ...profile, join(DIST, 'main.js')], {
+    env,
+    cwd,
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
@@ -222,9 +227,14 @@ export async function waitForHealth(server, timeoutMs = 60_000) {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new BenchError(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before /health answered 200: ${server.stderr()}`);
+      throw new BenchError(
+        `the server exited (${server.child.exitCode ?? server.child.signalCode}) before /health answered 200: ${server.stderr()}`,
+      );
     }
-    const status = await request('GET', `http://127.0.0.1:${server.port}/health`).then((r) => r.status, () => 0);
+    const status = await request('GET', `http://127.0.0.1:${server.port}/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return performance.now();
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -245,7 +255,6 @@ export async function startDns() {
     child.once('exit', (code) => reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`)));
   });
 }
-
 
 // ---- load generators ----------------------------------------------------------------------
 
@@ -286,7 +295,9 @@ export function wrkMs(text) {
 export async function runWrk({ url, headers, method = 'GET', bodies = [], seconds, threads, connections, luaFile }) {
   const env = {
     ...process.env,
-    WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n'),
+    WRK_HEADERS: Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n'),
     WRK_METHOD: method,
     WRK_BODIES: bodies.map((body) => JSON.stringify(body)).join('\n'),
   };
@@ -322,7 +333,9 @@ export async function runAutocannon({ url, requests, seconds, connections }) {
     non2xx: result.non2xx,
     errors: result.errors, // timeouts included
     // wrk gives no such breakdown
-    statuses: Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}x${count}`).join(' '),
+    statuses: Object.entries(result.statusCodeStats)
+      .map(([code, { count }]) => `${code}x${count}`)
+      .join(' '),
   };
 }
 

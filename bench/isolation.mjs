@@ -17,7 +17,19 @@
 // BENCH_PORT [3000] (and the next port for the second instance), BENCH_ISOLATION_SECONDS [20],
 // BENCH_ISOLATION_RATE [50] (events per second to each organization).
 import { randomBytes } from 'node:crypto';
-import { BenchError, cleanUp, fixed, intFromEnv, log, out, parseServerUrl, requireDist, requirePortFree, secondsFromEnv, startDns } from './harness.mjs';
+import {
+  BenchError,
+  cleanUp,
+  fixed,
+  intFromEnv,
+  log,
+  out,
+  parseServerUrl,
+  requireDist,
+  requirePortFree,
+  secondsFromEnv,
+  startDns,
+} from './harness.mjs';
 import { arrivalsOf, latencies, now, offer, percentile, RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
 
 function loadConfig() {
@@ -41,7 +53,10 @@ async function phase(config, service, receiver, name, bad) {
   receiver.reset();
   log(`${name} (${service.servers.length} instance(s)): ${config.rate} events/s to B${bad ? ' and to A' : ''} for ${config.seconds} s`);
   const from = now();
-  const [healthy] = await Promise.all([offer(service, [b], config.rate, config.seconds), bad ? offer(service, [bad], config.rate, config.seconds) : undefined]);
+  const [healthy] = await Promise.all([
+    offer(service, [b], config.rate, config.seconds),
+    bad ? offer(service, [bad], config.rate, config.seconds) : undefined,
+  ]);
   const to = now();
   const arrived = latencies(healthy.accepted, await arrivalsOf(receiver, healthy.accepted), from, to);
   const result = {
@@ -91,12 +106,19 @@ async function runWith(config, secretKey, dns, receiver, instances) {
 function report(results) {
   out('## Isolation (W8, W9): organization B beside a bad receiver of organization A');
   out();
-  out('| instances | workload | B accepted | B arrived | B delivered/s | B p50 ms | B p99 ms | p99 / alone | A receiver saw | A at the end |');
+  out(
+    '| instances | workload | B accepted | B arrived | B delivered/s | B p50 ms | B p99 ms | p99 / alone | A receiver saw | A at the end |',
+  );
   out('|---:|---|---:|---:|---:|---:|---:|---:|---|---|');
   for (const group of results) {
     const alone = group[0];
     for (const r of group) {
-      const seen = r.bad === undefined ? '' : r.name.startsWith('W8') ? `${r.bad.seen.slowRequests} requests` : `${r.bad.seen.blackholeConnections} connections`;
+      const seen =
+        r.bad === undefined
+          ? ''
+          : r.name.startsWith('W8')
+            ? `${r.bad.seen.slowRequests} requests`
+            : `${r.bad.seen.blackholeConnections} connections`;
       const queue =
         r.bad === undefined
           ? ''

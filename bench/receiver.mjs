@@ -27,18 +27,21 @@ let arrivals = [];
 let slowRequests = 0;
 let blackholeConnections = 0;
 
-const receiver = https.createServer({ key: readFileSync(join(TLS, 'receiver.key')), cert: readFileSync(join(TLS, 'receiver.pem')) }, (req, res) => {
-  req.resume();
-  req.on('end', () => {
-    if (req.url.startsWith('/slow/')) {
-      slowRequests++;
-      setTimeout(() => res.writeHead(204).end(), SLOW_MS);
-      return;
-    }
-    arrivals.push([req.headers['webhook-id'], now()]);
-    res.writeHead(204).end();
-  });
-});
+const receiver = https.createServer(
+  { key: readFileSync(join(TLS, 'receiver.key')), cert: readFileSync(join(TLS, 'receiver.pem')) },
+  (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url.startsWith('/slow/')) {
+        slowRequests++;
+        setTimeout(() => res.writeHead(204).end(), SLOW_MS);
+        return;
+      }
+      arrivals.push([req.headers['webhook-id'], now()]);
+      res.writeHead(204).end();
+    });
+  },
+);
 receiver.keepAliveTimeout = 60_000;
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverPort = receiver.address().port;

@@ -127,8 +127,21 @@ async function seedThroughCli(env) {
   await cli(env, 'member', 'add', '--org', String(org), '--user', String(walletUser), '--role', 'member');
   const { token: wallet } = await cli(env, 'wallet-token', 'create', '--user', String(walletUser), '--ttl', TTL_ONE_YEAR);
   const { id: issuer } = await cli(env, 'issuer', 'create', '--name', 'Example Issuer');
-  await cli(env, 'card', 'create', '--user', String(walletUser), '--org', String(org), '--issuer', String(issuer),
-    '--provisioning-id', `prov_${randomBytes(12).toString('hex')}`, '--provisioning-secret', randomBytes(32).toString('base64'));
+  await cli(
+    env,
+    'card',
+    'create',
+    '--user',
+    String(walletUser),
+    '--org',
+    String(org),
+    '--issuer',
+    String(issuer),
+    '--provisioning-id',
+    `prov_${randomBytes(12).toString('hex')}`,
+    '--provisioning-secret',
+    randomBytes(32).toString('base64'),
+  );
   return { session, wallet };
 }
 
@@ -163,7 +176,14 @@ const WORKLOADS = {
   W1: { title: `GET ${API_PREFIX}/webhook`, method: 'GET', path: '/webhook', auth: 'session' },
   W2: { title: `GET ${API_PREFIX}/webhook/${HOOK_NAME}`, method: 'GET', path: `/webhook/${HOOK_NAME}`, auth: 'session' },
   W3: { title: `GET ${API_PREFIX}/card/provisioning`, method: 'GET', path: '/card/provisioning', auth: 'wallet' },
-  W4: { title: `PATCH ${API_PREFIX}/webhook/${HOOK_NAME} (url)`, method: 'PATCH', path: `/webhook/${HOOK_NAME}`, auth: 'session', bodies: W4_BODIES, writes: true },
+  W4: {
+    title: `PATCH ${API_PREFIX}/webhook/${HOOK_NAME} (url)`,
+    method: 'PATCH',
+    path: `/webhook/${HOOK_NAME}`,
+    auth: 'session',
+    bodies: W4_BODIES,
+    writes: true,
+  },
   // wrk has no per-connection state, so it cannot send a DELETE after its own POST: always autocannon.
   W5: { title: `POST + DELETE ${API_PREFIX}/webhook/{new}`, pairs: true, auth: 'session', writes: true },
 };
@@ -225,7 +245,12 @@ function autocannonRequests(workload, headers) {
         { method: 'DELETE', headers, setupRequest: (req, context) => ({ ...req, path: `${API_PREFIX}/webhook/${context.name}` }) },
       ]
     : workload.bodies
-      ? workload.bodies.map((body) => ({ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }))
+      ? workload.bodies.map((body) => ({
+          method: workload.method,
+          path: `${API_PREFIX}${workload.path}`,
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        }))
       : [{ method: workload.method, path: `${API_PREFIX}${workload.path}`, headers }];
 }
 
@@ -240,7 +265,16 @@ async function runWorkload(id, { server, tokens, config, luaFile }) {
   const { threads, connections } = config;
   const run = (seconds) =>
     tool === 'wrk'
-      ? runWrk({ url: `${origin}${API_PREFIX}${workload.path}`, headers, method: workload.method, bodies: workload.bodies, seconds, threads, connections, luaFile })
+      ? runWrk({
+          url: `${origin}${API_PREFIX}${workload.path}`,
+          headers,
+          method: workload.method,
+          bodies: workload.bodies,
+          seconds,
+          threads,
+          connections,
+          luaFile,
+        })
       : runAutocannon({ url: origin, requests: autocannonRequests(workload, headers), seconds, connections });
 
   log(`${id} ${workload.title}: ${tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s`);
@@ -257,9 +291,11 @@ async function runWorkload(id, { server, tokens, config, luaFile }) {
   const non2xx = warm.non2xx + measured.non2xx;
   const errors = warm.errors + measured.errors;
   const result = { id, tool, ...measured, non2xx, errors, cpu, peakRssKb, failures: non2xx + errors };
-  log(`${id}: ${fixed(result.rps, 0)} rps, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms`
-    + (result.failures > 0 ? `, ${non2xx} non-2xx, ${errors} errors` : '')
-    + (result.failures > 0 && measured.statuses ? ` (measured run: ${measured.statuses})` : ''));
+  log(
+    `${id}: ${fixed(result.rps, 0)} rps, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms` +
+      (result.failures > 0 ? `, ${non2xx} non-2xx, ${errors} errors` : '') +
+      (result.failures > 0 && measured.statuses ? ` (measured run: ${measured.statuses})` : ''),
+  );
   return result;
 }
 
@@ -314,11 +350,15 @@ function printWorkloads(results, config, server) {
   out('| workload | tool | rps | p50 ms | p99 ms | non-2xx | errors | server CPU % | peak RSS MB |');
   out('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
-    out(`| ${r.id} ${WORKLOADS[r.id].title} | ${r.tool} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 2)} | ${fixed(r.p99, 2)} | ${r.non2xx} | ${r.errors} | ${fixed(r.cpu, 0)} | ${fixed(mb(r.peakRssKb), 1)} |`);
+    out(
+      `| ${r.id} ${WORKLOADS[r.id].title} | ${r.tool} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 2)} | ${fixed(r.p99, 2)} | ${r.non2xx} | ${r.errors} | ${fixed(r.cpu, 0)} | ${fixed(mb(r.peakRssKb), 1)} |`,
+    );
   }
   out();
   out(`W5 rps counts requests (a pair is 2). autocannon reports latency in whole milliseconds.`);
-  out(`Server RSS: ${fixed(mb(server.idleRssKb), 1)} MB idle after seeding; peak over its life (VmHWM) ${fixed(mb(procStatusKb(server.child.pid, 'VmHWM')), 1)} MB.`);
+  out(
+    `Server RSS: ${fixed(mb(server.idleRssKb), 1)} MB idle after seeding; peak over its life (VmHWM) ${fixed(mb(procStatusKb(server.child.pid, 'VmHWM')), 1)} MB.`,
+  );
   out();
 }
 
@@ -396,7 +436,9 @@ async function main(state) {
   if (config.serve) {
     state.serving = true;
     out();
-    out(`Serving ${api} (pid ${server.child.pid}, with mariadbd: CPU_PIDS_B="${server.child.pid} $(pidof mariadbd)"); Ctrl-C stops it and cleans up.`);
+    out(
+      `Serving ${api} (pid ${server.child.pid}, with mariadbd: CPU_PIDS_B="${server.child.pid} $(pidof mariadbd)"); Ctrl-C stops it and cleans up.`,
+    );
     out(`  ../shared/perf/ab.sh <baseline-url> <baseline-tokens> ${api} ${relative(ROOT, TOKENS_FILE)}`);
     await new Promise(() => {}); // until a signal ends the race in run()
   }

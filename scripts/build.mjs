@@ -20,7 +20,9 @@ const nest = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
 const entryFiles = [nest.entryFile, ...Object.values(nest.projects ?? {}).map((project) => project.entryFile)];
 
 rmSync(join(root, 'build'), { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, nest.compilerOptions.tsConfigPath)], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, nest.compilerOptions.tsConfigPath)], {
+  stdio: 'inherit',
+});
 
 const externals = {
   // Left outside the bundle and loaded from node_modules: better-sqlite3 (a native addon) and
@@ -33,7 +35,11 @@ const externals = {
 };
 // The packages of the externals rolldown met in the code, not every name a pattern could match.
 const met = { runtime: new Set(), optional: new Set() };
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 const bundle = await rolldown({
   input: Object.fromEntries(entryFiles.map((entry) => [entry, join(root, 'build', `${entry}.js`)])),
@@ -52,4 +58,7 @@ await bundle.write({ dir: dist, format: 'es', entryFileNames: '[name].js', keepN
 await bundle.close();
 writeFileSync(join(dist, 'package.json'), '{ "type": "module" }\n');
 
-writeFileSync(join(dist, 'runtime-packages.json'), `${JSON.stringify({ imported: [...met.runtime].sort(), optional: [...met.optional].sort() }, null, 2)}\n`);
+writeFileSync(
+  join(dist, 'runtime-packages.json'),
+  `${JSON.stringify({ imported: [...met.runtime].sort(), optional: [...met.optional].sort() }, null, 2)}\n`,
+);

@@ -92,6 +92,8 @@ for (const [level, unitOf] of Object.entries(levels)) {
   }
 }
 if (problems.length > 0) {
-  process.stderr.write(`Import cycles in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+  process.stderr.write(
+    `Import cycles in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
+  );
   process.exit(1);
 }

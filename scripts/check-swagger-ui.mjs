@@ -41,7 +41,10 @@ const freePort = () =>
 async function untilHealthy(base, server, deadline = Date.now() + 30_000) {
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`the server exited with code ${server.exitCode}`);
-    const ok = await fetch(`${base}/health`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${base}/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -60,7 +63,12 @@ let context;
 try {
   await untilHealthy(base, server);
   const types = Object.keys((await (await fetch(`${base}/docs/openapi.json`)).json()).webhooks ?? {});
-  context = await chromium.launchPersistentContext(join(work, 'chromium'), { executablePath, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+  context = await chromium.launchPersistentContext(join(work, 'chromium'), {
+    executablePath,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto(`${base}/docs`);
   const section = page.locator('.swagger-ui .webhooks');

@@ -47,7 +47,9 @@ function runtimePackages() {
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     found.set(dir, manifest.name);
     const install = ['preinstall', 'install', 'postinstall'].map((script) => manifest.scripts?.[script] ?? '').join(' ; ');
-    const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name);
+    const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
+      .filter(([, meta]) => meta.optional)
+      .map(([name]) => name);
     const peers = Object.keys(manifest.peerDependencies ?? {}).filter((name) => !optionalPeers.includes(name));
     for (const name of new Set([...Object.keys(manifest.dependencies ?? {}), ...peers])) {
       // What only an install script runs is not loaded at run time (better-sqlite3's
@@ -79,7 +81,10 @@ const packageFiles = (dir) => {
 
 if (!existsSync(join(dist, 'runtime-packages.json'))) throw new Error('dist/runtime-packages.json is missing: run npm run build first');
 const { packages, installOnly } = runtimePackages();
-const files = [...filesUnder(dist).map((path) => join(dist, path)), ...packages.flatMap((dir) => packageFiles(dir).map((path) => join(dir, path)))]
+const files = [
+  ...filesUnder(dist).map((path) => join(dist, path)),
+  ...packages.flatMap((dir) => packageFiles(dir).map((path) => join(dir, path))),
+]
   .filter((path) => !path.endsWith('.map'))
   .map((path) => relative(root, path));
 
@@ -97,7 +102,9 @@ if (flag === undefined) {
   }
   const names = packages.map((dir) => relative(join(root, 'node_modules'), dir)).join(', ');
   process.stdout.write(`${into}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB\n`);
-  process.stdout.write(`packages: ${names}${installOnly.length > 0 ? ` (left out, run only by install scripts: ${installOnly.join(', ')})` : ''}\n`);
+  process.stdout.write(
+    `packages: ${names}${installOnly.length > 0 ? ` (left out, run only by install scripts: ${installOnly.join(', ')})` : ''}\n`,
+  );
 } else {
   throw new Error('usage: node scripts/runtime-files.mjs [--assemble DIR]');
 }

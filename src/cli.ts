@@ -10,7 +10,8 @@ import { ConfigError } from './config/environment';
  * Failure of any kind: `{code, message}` on stderr, exit 1.
  */
 async function main(argv: string[]): Promise<void> {
-  if (argv.length === 0) return fail('usage', 'no command (migrate, org, user, member, session, issuer, card, wallet-token, platform-key, event, audit)');
+  if (argv.length === 0)
+    return fail('usage', 'no command (migrate, org, user, member, session, issuer, card, wallet-token, platform-key, event, audit)');
   let config: AppConfig;
   try {
     config = loadAppConfig();

@@ -17,17 +17,24 @@ async function bootstrap(): Promise<void> {
   for (const warning of config.warnings) logger.warn(warning);
   // abortOnError false: a failed start (say, no database) reaches the catch below, instead of
   // Nest exiting on its own.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), new ApiExpressAdapter(config.requestTimeoutMs), {
-    bodyParser: false,
-    logger: new NestPinoLogger(logger),
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, logger),
+    new ApiExpressAdapter(config.requestTimeoutMs),
+    {
+      bodyParser: false,
+      logger: new NestPinoLogger(logger),
+      abortOnError: false,
+    },
+  );
   configureApp(app);
   await app.listen(config.port, config.host);
   logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
   // docs/api.md 10.4: the operator sees which ranges count as public beside the public ones.
   if (config.trustedCidrs.length > 0) {
-    logger.info({ trustedCidrs: trustedRangesForLog(config.trustedCidrs) }, 'TRUSTED_CIDRS: webhooks may point to these ranges, on these ports');
+    logger.info(
+      { trustedCidrs: trustedRangesForLog(config.trustedCidrs) },
+      'TRUSTED_CIDRS: webhooks may point to these ranges, on these ports',
+    );
   }
 
   // SIGTERM: stop accepting, let requests in flight finish, close the pool, exit 0.
@@ -44,7 +51,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  const line = error instanceof ConfigError ? `invalid configuration: ${error.message}` : `start failed: ${(error as Error)?.message ?? error}`;
+  const line =
+    error instanceof ConfigError ? `invalid configuration: ${error.message}` : `start failed: ${(error as Error)?.message ?? error}`;
   process.stderr.write(`${line}\n`);
   process.exit(1);
 });

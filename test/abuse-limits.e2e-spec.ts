@@ -169,9 +169,30 @@ interface Write {
 
 /** Every state-changing webhook operation, each against a stored webhook `keep`. */
 const WRITES: Write[] = [
-  { title: 'POST /webhook/{name}', method: 'post', path: `${WEBHOOKS}/fresh`, body: { url: URL_B }, served: 201, after: { fresh: { url: URL_B }, keep: { url: URL_A } } },
-  { title: 'POST /webhook (legacy)', method: 'post', path: WEBHOOKS, body: { name: 'keep', url: URL_B }, served: 200, after: { keep: { url: URL_B } } },
-  { title: 'PATCH /webhook/{name}', method: 'patch', path: `${WEBHOOKS}/keep`, body: { url: URL_B }, served: 200, after: { keep: { url: URL_B } } },
+  {
+    title: 'POST /webhook/{name}',
+    method: 'post',
+    path: `${WEBHOOKS}/fresh`,
+    body: { url: URL_B },
+    served: 201,
+    after: { fresh: { url: URL_B }, keep: { url: URL_A } },
+  },
+  {
+    title: 'POST /webhook (legacy)',
+    method: 'post',
+    path: WEBHOOKS,
+    body: { name: 'keep', url: URL_B },
+    served: 200,
+    after: { keep: { url: URL_B } },
+  },
+  {
+    title: 'PATCH /webhook/{name}',
+    method: 'patch',
+    path: `${WEBHOOKS}/keep`,
+    body: { url: URL_B },
+    served: 200,
+    after: { keep: { url: URL_B } },
+  },
   { title: 'DELETE /webhook/{name}', method: 'delete', path: `${WEBHOOKS}/keep`, body: {}, served: 200, after: {} },
   { title: 'DELETE /webhook (legacy)', method: 'delete', path: WEBHOOKS, body: { name: 'keep' }, served: 200, after: {} },
 ];
@@ -238,14 +259,17 @@ describeEachDatabase('Origin rule for state-changing webhook requests', (kind) =
     expect(await stored(cookie)).toEqual({ status: 200, body: { keep: { url: URL_A } } });
   });
 
-  it.each(['http://app.example', 'https://app.example:8443', 'https://sub.app.example', 'http://localhost:5174', 'https://app.example.evil.example'])(
-    'refuses %s, which differs from a listed origin',
-    async (origin) => {
-      const cookie = await ownerWithWebhook();
-      const res = await t.http().patch(`${WEBHOOKS}/keep`).set('Cookie', cookie).set('Origin', origin).send({ url: URL_B });
-      expect(answer(res)).toEqual(FORBIDDEN_ORIGIN);
-    },
-  );
+  it.each([
+    'http://app.example',
+    'https://app.example:8443',
+    'https://sub.app.example',
+    'http://localhost:5174',
+    'https://app.example.evil.example',
+  ])('refuses %s, which differs from a listed origin', async (origin) => {
+    const cookie = await ownerWithWebhook();
+    const res = await t.http().patch(`${WEBHOOKS}/keep`).set('Cookie', cookie).set('Origin', origin).send({ url: URL_B });
+    expect(answer(res)).toEqual(FORBIDDEN_ORIGIN);
+  });
 
   it('serves reads with a foreign Origin (they change nothing)', async () => {
     const cookie = await ownerWithWebhook();
@@ -333,7 +357,11 @@ describe('security headers', () => {
 
 /** A JSON `{code}` error answer, never cached, and the connection closed. */
 function expectRawError(res: RawAnswer, status: number, code: string): void {
-  expect({ status: res.status, body: res.body === '' ? undefined : (JSON.parse(res.body) as unknown), closedByServer: res.closedByServer }).toEqual({
+  expect({
+    status: res.status,
+    body: res.body === '' ? undefined : (JSON.parse(res.body) as unknown),
+    closedByServer: res.closedByServer,
+  }).toEqual({
     status,
     body: { code },
     closedByServer: true,

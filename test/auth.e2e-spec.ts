@@ -31,7 +31,12 @@ const withHeaders = (test: Test, headers: Record<string, string>): Test => {
 
 const OPERATIONS: readonly Operation[] = [
   { title: 'GET /api/webhook', ok: 200, needsExisting: false, send: (t, _name, h) => withHeaders(t.http().get('/api/webhook'), h) },
-  { title: 'GET /api/webhook/{name}', ok: 200, needsExisting: true, send: (t, name, h) => withHeaders(t.http().get(`/api/webhook/${name}`), h) },
+  {
+    title: 'GET /api/webhook/{name}',
+    ok: 200,
+    needsExisting: true,
+    send: (t, name, h) => withHeaders(t.http().get(`/api/webhook/${name}`), h),
+  },
   {
     title: 'POST /api/webhook/{name}',
     ok: 201,
@@ -50,7 +55,12 @@ const OPERATIONS: readonly Operation[] = [
     needsExisting: true,
     send: (t, name, h) => withHeaders(t.http().patch(`/api/webhook/${name}`), h).send({ url: `https://${HOST}/patched` }),
   },
-  { title: 'DELETE /api/webhook/{name}', ok: 200, needsExisting: true, send: (t, name, h) => withHeaders(t.http().delete(`/api/webhook/${name}`), h) },
+  {
+    title: 'DELETE /api/webhook/{name}',
+    ok: 200,
+    needsExisting: true,
+    send: (t, name, h) => withHeaders(t.http().delete(`/api/webhook/${name}`), h),
+  },
   {
     title: 'DELETE /api/webhook (legacy)',
     ok: 200,
@@ -174,7 +184,13 @@ describeEachDatabase('authentication and authorization', (kind) => {
         it('when there is no active organization and the user has two memberships', async () => {
           const a = await t.identity.createOrganization('A');
           const b = await t.identity.createOrganization('B');
-          const token = await sessionFor([{ organizationId: a, role: 'owner' }, { organizationId: b, role: 'owner' }], null);
+          const token = await sessionFor(
+            [
+              { organizationId: a, role: 'owner' },
+              { organizationId: b, role: 'owner' },
+            ],
+            null,
+          );
           expectError(await op.send(t, 'hook', cookieOf(token)), 403, 'no organization');
         });
 
@@ -272,7 +288,13 @@ describeEachDatabase('authentication and authorization', (kind) => {
     it('answers no organization rather than no permission for a member of two organizations without an active one', async () => {
       const a = await t.identity.createOrganization('A');
       const b = await t.identity.createOrganization('B');
-      const token = await sessionFor([{ organizationId: a, role: 'member' }, { organizationId: b, role: 'member' }], null);
+      const token = await sessionFor(
+        [
+          { organizationId: a, role: 'member' },
+          { organizationId: b, role: 'member' },
+        ],
+        null,
+      );
       expectError(await t.http().get('/api/webhook').set(cookieOf(token)), 403, 'no organization');
     });
   });

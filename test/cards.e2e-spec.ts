@@ -23,7 +23,10 @@ const NO_ISSUER = { status: 403, body: { code: 'no issuer' } };
 
 /** Status and exact body of an answer, which must also forbid caching. */
 function expectAnswer(res: Response, expected: { status: number; body: unknown }): void {
-  expect({ status: res.status, body: res.body, cacheControl: res.headers['cache-control'] }).toEqual({ ...expected, cacheControl: 'no-store' });
+  expect({ status: res.status, body: res.body, cacheControl: res.headers['cache-control'] }).toEqual({
+    ...expected,
+    cacheControl: 'no-store',
+  });
 }
 
 const ok = (card: IssuedCard) => ({ status: 200, body: { id: card.provisioningId, secret: card.provisioningSecret } });
@@ -100,7 +103,10 @@ describeEachDatabase('card provisioning', (kind) => {
   }
 
   function setTokenExpiry(token: string, secondsFromNow: number) {
-    return t.dataSource.query('UPDATE access_tokens SET expires_at = ? WHERE token_hash = ?', [dbTime(kind, secondsFromNow), hashToken(token)]);
+    return t.dataSource.query('UPDATE access_tokens SET expires_at = ? WHERE token_hash = ?', [
+      dbTime(kind, secondsFromNow),
+      hashToken(token),
+    ]);
   }
 
   describe('the Authorization header', () => {
@@ -193,8 +199,14 @@ describeEachDatabase('card provisioning', (kind) => {
 
     it('answers 200 to the same live bearer token sent once on a raw connection', async () => {
       const { h, card } = await holderWithCard();
-      const res = await rawExchange(port, `GET ${PROVISIONING} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${h.token}\r\nConnection: close\r\n\r\n`);
-      expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({ status: 200, body: { id: card.provisioningId, secret: card.provisioningSecret } });
+      const res = await rawExchange(
+        port,
+        `GET ${PROVISIONING} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${h.token}\r\nConnection: close\r\n\r\n`,
+      );
+      expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({
+        status: 200,
+        body: { id: card.provisioningId, secret: card.provisioningSecret },
+      });
     });
   });
 
@@ -456,7 +468,15 @@ describeEachDatabase('card provisioning', (kind) => {
     });
 
     /** Follows a `$ref` into the document's components. */
-    const resolve = (schema: Json): Json => (schema.$ref ? resolve(schema.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], doc)) : schema);
+    const resolve = (schema: Json): Json =>
+      schema.$ref
+        ? resolve(
+            schema.$ref
+              .slice(2)
+              .split('/')
+              .reduce((node: Json, key: string) => node[key], doc),
+          )
+        : schema;
 
     /** Names of the security schemes that are HTTP bearer schemes. */
     const bearerSchemes = (): string[] =>

@@ -286,7 +286,20 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
     it('card create --provisioning-secret - reads the secret from standard input; the card provisions exactly it', async () => {
       const user = await newMember();
       const secret = `pss-${randomBytes(24).toString('base64url')}`;
-      const args = ['card', 'create', '--user', String(user), '--org', String(org), '--issuer', String(issuer), '--provisioning-id', 'prov-stdin', '--provisioning-secret', '-'];
+      const args = [
+        'card',
+        'create',
+        '--user',
+        String(user),
+        '--org',
+        String(org),
+        '--issuer',
+        String(issuer),
+        '--provisioning-id',
+        'prov-stdin',
+        '--provisioning-secret',
+        '-',
+      ];
       const result = await runCli(args, env, undefined, `${secret}\n`);
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
       expect(JSON.stringify(await cardRow((JSON.parse(result.stdout) as Row).id as number))).not.toContain(secret);
@@ -300,8 +313,18 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
       const provisioningId = `prov-${unique()}`;
       const secret = `pss-${randomBytes(24).toString('base64url')}`;
       const card = await idOf([
-        'card', 'create', '--user', String(user), '--org', String(org),
-        '--issuer', String(issuer), '--provisioning-id', provisioningId, '--provisioning-secret', secret,
+        'card',
+        'create',
+        '--user',
+        String(user),
+        '--org',
+        String(org),
+        '--issuer',
+        String(issuer),
+        '--provisioning-id',
+        provisioningId,
+        '--provisioning-secret',
+        secret,
       ]);
       const { token } = await succeeds(['wallet-token', 'create', '--user', String(user)]);
       return { card, token: token as string, provisioningId, secret };

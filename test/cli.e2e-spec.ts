@@ -115,7 +115,9 @@ describeEachDatabase('operator CLI', (kind) => {
     it('platform-key create prints {"id","token","organizations","expiresAt"}, and revoke --token - takes it from standard input', async () => {
       const created = succeeded(await cli('platform-key', 'create', '--name', 'platform'));
       expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN), organizations: null, expiresAt: null });
-      expect(succeeded(await runCli(['platform-key', 'revoke', '--token', '-'], env, undefined, `${created.token as string}\n`))).toEqual({ revoked: true });
+      expect(succeeded(await runCli(['platform-key', 'revoke', '--token', '-'], env, undefined, `${created.token as string}\n`))).toEqual({
+        revoked: true,
+      });
       expect(failed(await cli('platform-key', 'revoke', '--token', unknownToken())).code).toBe('not found');
     });
 
@@ -128,7 +130,12 @@ describeEachDatabase('operator CLI', (kind) => {
       ]);
       const key = succeeded(created);
       const scope = [orgId, otherOrgId].sort((a, b) => a - b);
-      expect(key).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN), organizations: scope, expiresAt: expect.stringMatching(ISO_8601) });
+      expect(key).toEqual({
+        id: expect.any(Number),
+        token: expect.stringMatching(TOKEN),
+        organizations: scope,
+        expiresAt: expect.stringMatching(ISO_8601),
+      });
       expect(Date.parse(key.expiresAt as string)).toBeGreaterThanOrEqual(before + 30 * 24 * 3600 * 1000 - MINUTE_MS);
       expect(Date.parse(key.expiresAt as string)).toBeLessThanOrEqual(Date.now() + 30 * 24 * 3600 * 1000 + MINUTE_MS);
       expect(failed(unknownOrg)).toEqual({ code: 'not found', message: 'no organization 999999' });
@@ -147,13 +154,31 @@ describeEachDatabase('operator CLI', (kind) => {
         expiresAt: key.expiresAt,
         revokedAt: expect.stringMatching(ISO_8601),
       });
-      for (const listed of keys) expect(Object.keys(listed).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'organizations', 'revokedAt']);
-      const entry = (action: string) => ({ id: expect.any(Number), at: expect.stringMatching(ISO_8601), action, platformKey: { id: key.id, name: 'billing' }, organizations: scope });
+      for (const listed of keys)
+        expect(Object.keys(listed).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'organizations', 'revokedAt']);
+      const entry = (action: string) => ({
+        id: expect.any(Number),
+        at: expect.stringMatching(ISO_8601),
+        action,
+        platformKey: { id: key.id, name: 'billing' },
+        organizations: scope,
+      });
       expect(succeeded(audit)).toEqual({ entries: [entry('platform_key.revoked'), entry('platform_key.created')] });
     });
 
     it('event send prints {"id","deliveries"} and answers a repeated --idempotency-key with the same event', async () => {
-      const args = ['event', 'send', '--org', String(orgId), '--type', 'user.updated', '--data', '{"user":1}', '--idempotency-key', 'cli-1'];
+      const args = [
+        'event',
+        'send',
+        '--org',
+        String(orgId),
+        '--type',
+        'user.updated',
+        '--data',
+        '{"user":1}',
+        '--idempotency-key',
+        'cli-1',
+      ];
       const sent = succeeded(await cli(...args));
       expect(sent).toEqual({ id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/), deliveries: 0 });
       expect(succeeded(await cli(...args))).toEqual(sent);
@@ -226,7 +251,9 @@ describeEachDatabase('operator CLI', (kind) => {
 
     it('session revoke --token - reads the token from standard input', async () => {
       const { token } = succeeded(await cli('session', 'create', '--user', String(userId)));
-      expect(succeeded(await runCli(['session', 'revoke', '--token', '-'], env, undefined, `${token as string}\n`))).toEqual({ revoked: true });
+      expect(succeeded(await runCli(['session', 'revoke', '--token', '-'], env, undefined, `${token as string}\n`))).toEqual({
+        revoked: true,
+      });
       failed(await runCli(['session', 'revoke', '--token', '-'], env, undefined, `${unknownToken()}\n`));
     });
 
@@ -240,35 +267,39 @@ describeEachDatabase('operator CLI', (kind) => {
     });
   });
 
-  describe.concurrent('failures that depend on stored data: {code,message} on stderr, nothing on stdout, exit ≠ 0', { timeout: CONCURRENT_TIMEOUT_MS }, () => {
-    it('member add with an unknown organization fails', async () => {
-      failed(await cli('member', 'add', '--org', '999999', '--user', String(userId), '--role', 'admin'));
-    });
+  describe.concurrent(
+    'failures that depend on stored data: {code,message} on stderr, nothing on stdout, exit ≠ 0',
+    { timeout: CONCURRENT_TIMEOUT_MS },
+    () => {
+      it('member add with an unknown organization fails', async () => {
+        failed(await cli('member', 'add', '--org', '999999', '--user', String(userId), '--role', 'admin'));
+      });
 
-    it('member add with an unknown user fails', async () => {
-      failed(await cli('member', 'add', '--org', String(orgId), '--user', '999999', '--role', 'admin'));
-    });
+      it('member add with an unknown user fails', async () => {
+        failed(await cli('member', 'add', '--org', String(orgId), '--user', '999999', '--role', 'admin'));
+      });
 
-    it('session create for an unknown user fails', async () => {
-      failed(await cli('session', 'create', '--user', '999999'));
-    });
+      it('session create for an unknown user fails', async () => {
+        failed(await cli('session', 'create', '--user', '999999'));
+      });
 
-    it('session create --org for an organization the user is not a member of fails', async () => {
-      failed(await cli('session', 'create', '--user', String(userId), '--org', String(otherOrgId)));
-    });
+      it('session create --org for an organization the user is not a member of fails', async () => {
+        failed(await cli('session', 'create', '--user', String(userId), '--org', String(otherOrgId)));
+      });
 
-    it('session create --org for an unknown organization fails', async () => {
-      failed(await cli('session', 'create', '--user', String(userId), '--org', '999999'));
-    });
+      it('session create --org for an unknown organization fails', async () => {
+        failed(await cli('session', 'create', '--user', String(userId), '--org', '999999'));
+      });
 
-    it('user create with an email that exists fails', async () => {
-      failed(await cli('user', 'create', '--email', userEmail));
-    });
+      it('user create with an email that exists fails', async () => {
+        failed(await cli('user', 'create', '--email', userEmail));
+      });
 
-    it('session revoke of a well-formed but unknown token fails', async () => {
-      failed(await cli('session', 'revoke', '--token', unknownToken()));
-    });
-  });
+      it('session revoke of a well-formed but unknown token fails', async () => {
+        failed(await cli('session', 'revoke', '--token', unknownToken()));
+      });
+    },
+  );
 
   describe('a CLI session against the HTTP API', () => {
     let server: ReturnType<typeof startServer> | undefined;
@@ -331,7 +362,10 @@ describe('operator CLI: command-line errors', () => {
     db = await createTestDatabase('sqlite');
     env = { DATABASE_URL: db.url, SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' };
     succeeded(await runCli(['migrate'], env));
-    const [org, user] = await Promise.all([runCli(['org', 'create', '--name', 'Acme'], env), runCli(['user', 'create', '--email', email()], env)]);
+    const [org, user] = await Promise.all([
+      runCli(['org', 'create', '--name', 'Acme'], env),
+      runCli(['user', 'create', '--email', email()], env),
+    ]);
     orgId = expectId(succeeded(org));
     userId = expectId(succeeded(user));
   }, CONCURRENT_TIMEOUT_MS);
@@ -353,7 +387,10 @@ describe('operator CLI: command-line errors', () => {
       { title: '--ttl -5', args: () => ['session', 'create', '--user', String(userId), '--ttl', '-5'] },
       { title: '--ttl 0', args: () => ['session', 'create', '--user', String(userId), '--ttl', '0'] },
       { title: '--email nope', args: () => ['user', 'create', '--email', 'nope'] },
-      { title: 'platform-key revoke with both --id and --token', args: () => ['platform-key', 'revoke', '--id', '1', '--token', unknownToken()] },
+      {
+        title: 'platform-key revoke with both --id and --token',
+        args: () => ['platform-key', 'revoke', '--id', '1', '--token', unknownToken()],
+      },
       { title: 'platform-key revoke with neither --id nor --token', args: () => ['platform-key', 'revoke'] },
       { title: 'platform-key create --expires-in 0', args: () => ['platform-key', 'create', '--name', 'k', '--expires-in', '0'] },
     ])('$title', async ({ args }) => {
@@ -366,6 +403,12 @@ describe('operator CLI: database unreachable', () => {
   it('prints {code,message} on stderr, nothing on stdout, and exits ≠ 0', async () => {
     // a port nothing listens on: the connection is refused at once
     const url = `mysql://root@127.0.0.1:${await freePort()}/platform_api`;
-    failed(await runCli(['org', 'create', '--name', 'Acme'], { DATABASE_URL: url, SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' }));
+    failed(
+      await runCli(['org', 'create', '--name', 'Acme'], {
+        DATABASE_URL: url,
+        SECRET_KEY: randomBytes(32).toString('base64'),
+        LOG_LEVEL: 'silent',
+      }),
+    );
   });
 });

@@ -24,7 +24,8 @@ describeEachDatabase('limits around authentication', (kind: DatabaseKind) => {
     t = undefined;
   });
 
-  const start = async (env: Record<string, string> = {}): Promise<TestApp> => (t = await TestApp.start(kind, { env: { ...CLIENT_ENV, ...env } }));
+  const start = async (env: Record<string, string> = {}): Promise<TestApp> =>
+    (t = await TestApp.start(kind, { env: { ...CLIENT_ENV, ...env } }));
 
   async function failAuthentication(app: TestApp, times: number, forwardedFor?: (i: number) => string): Promise<number[]> {
     const statuses: number[] = [];

@@ -233,19 +233,31 @@ describeEachDatabase('concurrent webhook writes', (kind: DatabaseKind) => {
     for (let batch = 1; batch <= 10; batch++) {
       // Four operations per name (so at most 4! orders to explain), shuffled, all in flight at once.
       const ops: Op[] = names.flatMap((name) =>
-        Array.from({ length: 4 }, (_, i) => ({ kind: kinds[Math.floor(random() * kinds.length)], name, url: direct(`${name}-${batch}-${i}`) })),
+        Array.from({ length: 4 }, (_, i) => ({
+          kind: kinds[Math.floor(random() * kinds.length)],
+          name,
+          url: direct(`${name}-${batch}-${i}`),
+        })),
       );
-      const order = ops.map((op) => ({ op, key: random() })).sort((a, b) => a.key - b.key).map(({ op }) => op);
+      const order = ops
+        .map((op) => ({ op, key: random() }))
+        .sort((a, b) => a.key - b.key)
+        .map(({ op }) => op);
       const responses = await Promise.all(order.map((op, i) => send(on(i + batch), cookie, op)));
 
       const when = `batch ${batch}`;
       const answered: Answered[] = order.map((op, i) => ({ ...op, status: responses[i].status }));
-      const refused = answered.flatMap((a, i) => (ALLOWED_STATUSES[a.kind].includes(a.status) ? [] : [{ ...a, body: responses[i].body as unknown }]));
+      const refused = answered.flatMap((a, i) =>
+        ALLOWED_STATUSES[a.kind].includes(a.status) ? [] : [{ ...a, body: responses[i].body as unknown }],
+      );
       expect(refused, `${when}: answers no correct service gives`).toEqual([]);
 
       const stored = await storedWebhooks(organizationId, when);
       for (const name of names) {
-        const explained = explainedFinalStates(state[name] ?? null, answered.filter((a) => a.name === name));
+        const explained = explainedFinalStates(
+          state[name] ?? null,
+          answered.filter((a) => a.name === name),
+        );
         expect(
           explained.has(stored[name] ?? null),
           `${when}, ${name}: from ${state[name] ?? 'absent'}, answers ${JSON.stringify(answered.filter((a) => a.name === name))} ` +
@@ -269,7 +281,13 @@ describeEachDatabase('concurrent webhook writes', (kind: DatabaseKind) => {
         { user: { updated: hook(`uu-${round}`) } },
       ];
       const responses = await Promise.all(
-        patches.map((body, i) => on(i + round).http().patch('/api/webhook/patched').set('Cookie', cookie).send(body)),
+        patches.map((body, i) =>
+          on(i + round)
+            .http()
+            .patch('/api/webhook/patched')
+            .set('Cookie', cookie)
+            .send(body),
+        ),
       );
       expect(unexpected(responses, [200]), `round ${round}`).toEqual([]);
 
@@ -301,7 +319,9 @@ describeEachDatabase('concurrent webhook writes', (kind: DatabaseKind) => {
         WHERE ws.organization_id = ? AND w.name = ?`,
       [organizationId, 'legacy'],
     );
-    expect(apps[0].app.get(SecretBox).open({ ciphertext: row.secret, keyId: row.keyId }, { table: 'webhooks', organizationId, row: 'legacy' })).toBe(secret);
+    expect(
+      apps[0].app.get(SecretBox).open({ ciphertext: row.secret, keyId: row.keyId }, { table: 'webhooks', organizationId, row: 'legacy' }),
+    ).toBe(secret);
   });
 });
 

@@ -30,7 +30,11 @@ describe('console query strings and ids [sqlite]', () => {
 
   it.each([
     ['/api/webhook/listed/deliveries', '?limit=0&state=lost', badRequest(LIMIT_RULE, STATE_RULE)],
-    ['/api/webhook/listed/deliveries', '?limit=1&limit=2&state=a&state=b', badRequest('limit: must be given once', 'state: must be given once')],
+    [
+      '/api/webhook/listed/deliveries',
+      '?limit=1&limit=2&state=a&state=b',
+      badRequest('limit: must be given once', 'state: must be given once'),
+    ],
     ['/api/webhook/listed/deliveries', '?cursor=a&cursor=b', badRequest('cursor: must be given once')],
     ['/api/webhook/listed/deliveries', '?limit=1e1', badRequest(LIMIT_RULE)],
     ['/api/webhook/listed/deliveries', '?state=', badRequest(STATE_RULE)],

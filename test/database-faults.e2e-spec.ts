@@ -143,7 +143,9 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
     const figures = [...longest].map(([mode, { ms, what }]) => `${mode}: ${ms} ms (${what})`).join('; ');
     process.stdout.write(`\n[database-faults] longest answer while the database was cut off: ${figures || 'none measured'}\n`);
     if (inFlight.length > 0) process.stdout.write(`[database-faults] writes in flight at a cut:\n  ${inFlight.join('\n  ')}\n`);
-    process.stdout.write(`[database-faults] errors the service logged (message: error code × count): ${JSON.stringify(loggedErrors(t?.logs ?? []))}\n`);
+    process.stdout.write(
+      `[database-faults] errors the service logged (message: error code × count): ${JSON.stringify(loggedErrors(t?.logs ?? []))}\n`,
+    );
     await direct?.end();
     await t?.close();
     await proxy?.close();
@@ -172,7 +174,13 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
     const text = await response.text();
     const endedAt = performance.now();
     const ms = Math.round(endedAt - started);
-    return { endedAt, status: response.status, body: text === '' ? undefined : JSON.parse(text), retryAfter: response.headers.get('retry-after'), ms };
+    return {
+      endedAt,
+      status: response.status,
+      body: text === '' ? undefined : JSON.parse(text),
+      retryAfter: response.headers.get('retry-after'),
+      ms,
+    };
   }
 
   /** `call` while the database is cut off: its time counts towards the figure reported. */
@@ -212,7 +220,10 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
       ['POST create', { method: 'POST', path: '/api/webhook/while-cut', cookie: owner.cookie, body: { url: hook('while-cut') } }],
       ['PATCH', { method: 'PATCH', path: '/api/webhook/alpha', cookie: owner.cookie, body: { url: hook('patched-while-cut') } }],
       ['DELETE', { method: 'DELETE', path: '/api/webhook/beta', cookie: owner.cookie }],
-      ['legacy POST', { method: 'POST', path: '/api/webhook', cookie: owner.cookie, body: { name: 'gamma', url: hook('legacy-while-cut') } }],
+      [
+        'legacy POST',
+        { method: 'POST', path: '/api/webhook', cookie: owner.cookie, body: { name: 'gamma', url: hook('legacy-while-cut') } },
+      ],
       ['legacy DELETE', { method: 'DELETE', path: '/api/webhook', cookie: owner.cookie, body: { name: 'gamma' } }],
       ['card provisioning (wallet token)', { method: 'GET', path: '/api/card/provisioning', bearer: walletToken }],
       ['an unknown session (authentication)', { method: 'GET', path: '/api/webhook', cookie: unknownSession }],
@@ -406,17 +417,41 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
           const patch = { url: hook(`o${o}-patched-${i}`), transaction: { updated: null }, user: null };
           const replaced = { url: hook(`o${o}-replaced-${i}`), card: { updated: hook(`o${o}-replaced-${i}/cu`) } };
           ops.push(
-            { what: 'create', org: o, name: `c${i}`, before: null, after: rowOf(created),
-              request: { method: 'POST', path: `/api/webhook/c${i}`, cookie: m.cookie, body: created } },
-            { what: 'PATCH', org: o, name: `p${i}`, before: rowOf(old),
+            {
+              what: 'create',
+              org: o,
+              name: `c${i}`,
+              before: null,
+              after: rowOf(created),
+              request: { method: 'POST', path: `/api/webhook/c${i}`, cookie: m.cookie, body: created },
+            },
+            {
+              what: 'PATCH',
+              org: o,
+              name: `p${i}`,
+              before: rowOf(old),
               after: { ...rowOf(old), url: patch.url, transaction_updated_url: null, user_updated_url: null },
-              request: { method: 'PATCH', path: `/api/webhook/p${i}`, cookie: m.cookie, body: patch } },
-            { what: 'legacy replace', org: o, name: `r${i}`, before: rowOf(old), after: rowOf(replaced),
-              request: { method: 'POST', path: '/api/webhook', cookie: m.cookie, body: { name: `r${i}`, ...replaced } } },
-            { what: i % 2 === 0 ? 'DELETE' : 'legacy DELETE', org: o, name: `d${i}`, before: rowOf(old), after: null,
-              request: i % 2 === 0
-                ? { method: 'DELETE', path: `/api/webhook/d${i}`, cookie: m.cookie }
-                : { method: 'DELETE', path: '/api/webhook', cookie: m.cookie, body: { name: `d${i}` } } },
+              request: { method: 'PATCH', path: `/api/webhook/p${i}`, cookie: m.cookie, body: patch },
+            },
+            {
+              what: 'legacy replace',
+              org: o,
+              name: `r${i}`,
+              before: rowOf(old),
+              after: rowOf(replaced),
+              request: { method: 'POST', path: '/api/webhook', cookie: m.cookie, body: { name: `r${i}`, ...replaced } },
+            },
+            {
+              what: i % 2 === 0 ? 'DELETE' : 'legacy DELETE',
+              org: o,
+              name: `d${i}`,
+              before: rowOf(old),
+              after: null,
+              request:
+                i % 2 === 0
+                  ? { method: 'DELETE', path: `/api/webhook/d${i}`, cookie: m.cookie }
+                  : { method: 'DELETE', path: '/api/webhook', cookie: m.cookie, body: { name: `d${i}` } },
+            },
           );
         }
       }
@@ -439,7 +474,8 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
       const cutAt = performance.now();
       const answers = await Promise.all(pending);
       const slowestAfterCut = Math.round(Math.max(...answers.map((a) => a.endedAt - cutAt)));
-      if (slowestAfterCut > (longest.get('refuse')?.ms ?? -1)) longest.set('refuse', { ms: slowestAfterCut, what: 'a write in flight at the cut, from the cut' });
+      if (slowestAfterCut > (longest.get('refuse')?.ms ?? -1))
+        longest.set('refuse', { ms: slowestAfterCut, what: 'a write in flight at the cut, from the cut' });
       inFlight.push(`timed cut: the last in-flight write answered ${slowestAfterCut} ms after the cut`);
       proxy.latencyMs = 0;
       await proxy.restore();
@@ -448,7 +484,13 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
       const outcomes = ops.map((op, i) => {
         const row = states[op.org].webhooks[op.name] ?? null;
         const landed = isDeepStrictEqual(row, op.after);
-        return { op: `${op.what} o${op.org}/${op.name}`, status: answers[i].status, landed, whole: landed || isDeepStrictEqual(row, op.before), row };
+        return {
+          op: `${op.what} o${op.org}/${op.name}`,
+          status: answers[i].status,
+          landed,
+          whole: landed || isDeepStrictEqual(row, op.before),
+          row,
+        };
       });
       for (const o of outcomes) inFlight.push(`timed cut: ${o.op} answered ${o.status}, ${o.landed ? 'landed' : 'did not land'}`);
       const counts = outcomes.reduce<Record<number, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});

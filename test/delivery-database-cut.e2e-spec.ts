@@ -52,7 +52,9 @@ describeOnMariadb('delivery while the database is cut off', () => {
     });
     const owner = await t.member('owner');
     organizationId = owner.organizationId;
-    expect((await t.http().post('/api/webhook/cut').set('Cookie', owner.cookie).send({ url: 'https://hooks.example.com/cut' })).status).toBe(201);
+    expect(
+      (await t.http().post('/api/webhook/cut').set('Cookie', owner.cookie).send({ url: 'https://hooks.example.com/cut' })).status,
+    ).toBe(201);
     platformKey = (await t.identity.createPlatformKey('platform')).token;
   });
   afterAll(async () => {
@@ -62,38 +64,46 @@ describeOnMariadb('delivery while the database is cut off', () => {
     await tcp?.close();
   });
 
-  it('answers 202 or 503 only, resumes within 5 s of the return, and delivers every event it accepted', async () => {
-    const answers: { status: number; id?: string }[] = [];
-    let sending = true;
-    const sender = (async () => {
-      for (let n = 0; sending; n++) {
-        const res = await t.http().post('/api/events').set('Authorization', `Bearer ${platformKey}`).send({ type: 'user.updated', organization: organizationId, data: { n } });
-        answers.push({ status: res.status, id: res.body.id });
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await tcp.cut('refuse');
-    await new Promise((resolve) => setTimeout(resolve, CUT_MS));
-    await tcp.restore();
-    const restoredAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, AFTER_RESTORE_MS));
-    sending = false;
-    await sender;
+  it(
+    'answers 202 or 503 only, resumes within 5 s of the return, and delivers every event it accepted',
+    async () => {
+      const answers: { status: number; id?: string }[] = [];
+      let sending = true;
+      const sender = (async () => {
+        for (let n = 0; sending; n++) {
+          const res = await t
+            .http()
+            .post('/api/events')
+            .set('Authorization', `Bearer ${platformKey}`)
+            .send({ type: 'user.updated', organization: organizationId, data: { n } });
+          answers.push({ status: res.status, id: res.body.id });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await tcp.cut('refuse');
+      await new Promise((resolve) => setTimeout(resolve, CUT_MS));
+      await tcp.restore();
+      const restoredAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, AFTER_RESTORE_MS));
+      sending = false;
+      await sender;
 
-    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([202, 503]));
-    const accepted = answers.filter((a) => a.status === 202).map((a) => a.id!);
-    // A claim whose COMMIT was cut off may have landed without the dispatcher knowing: that
-    // delivery is claimed again once its lease (DELIVERY_TIMEOUT_MS + 30 s) has run out.
-    const deadline = Date.now() + LEASE_MS + 10_000;
-    for (;;) {
-      const arrived = new Set(receiver.received.map((r) => r.headers['webhook-id']));
-      const missing = accepted.filter((id) => !arrived.has(id));
-      if (missing.length === 0) break;
-      if (Date.now() > deadline) throw new Error(`${missing.length} accepted events never arrived`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const firstAfterRestore = Math.min(...receiver.received.map((r) => r.at).filter((at) => at >= restoredAt));
-    expect(firstAfterRestore - restoredAt).toBeLessThanOrEqual(5000);
-  }, LEASE_MS + 60_000);
+      expect(new Set(answers.map((a) => a.status))).toEqual(new Set([202, 503]));
+      const accepted = answers.filter((a) => a.status === 202).map((a) => a.id!);
+      // A claim whose COMMIT was cut off may have landed without the dispatcher knowing: that
+      // delivery is claimed again once its lease (DELIVERY_TIMEOUT_MS + 30 s) has run out.
+      const deadline = Date.now() + LEASE_MS + 10_000;
+      for (;;) {
+        const arrived = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+        const missing = accepted.filter((id) => !arrived.has(id));
+        if (missing.length === 0) break;
+        if (Date.now() > deadline) throw new Error(`${missing.length} accepted events never arrived`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const firstAfterRestore = Math.min(...receiver.received.map((r) => r.at).filter((at) => at >= restoredAt));
+      expect(firstAfterRestore - restoredAt).toBeLessThanOrEqual(5000);
+    },
+    LEASE_MS + 60_000,
+  );
 });

@@ -58,10 +58,23 @@ async function startCluster(instances: number): Promise<Cluster> {
   const secretKey = randomBytes(32).toString('base64');
 
   // The organization, its two webhooks and a platform key, through an instance that does not deliver.
-  const seeder = await TestApp.start('mariadb', { database, secretKey, zone: { 'hooks.example.com': { A: [PUBLIC_A] } }, env: { DELIVERY_CONCURRENCY: '0' } });
+  const seeder = await TestApp.start('mariadb', {
+    database,
+    secretKey,
+    zone: { 'hooks.example.com': { A: [PUBLIC_A] } },
+    env: { DELIVERY_CONCURRENCY: '0' },
+  });
   const { organizationId, cookie } = await seeder.member('owner');
   for (const path of WEBHOOKS) {
-    expect((await seeder.http().post(`/api/webhook/hook${path.slice(1)}`).set('Cookie', cookie).send({ url: `https://hooks.example.com${path}` })).status).toBe(201);
+    expect(
+      (
+        await seeder
+          .http()
+          .post(`/api/webhook/hook${path.slice(1)}`)
+          .set('Cookie', cookie)
+          .send({ url: `https://hooks.example.com${path}` })
+      ).status,
+    ).toBe(201);
   }
   const { token } = await seeder.identity.createPlatformKey('platform');
   await seeder.close();
@@ -136,7 +149,8 @@ async function untilAllArrived(c: Cluster, ids: string[], timeoutMs: number): Pr
     const counts = arrivals(c.receiver);
     const missing = ids.flatMap((id) => WEBHOOKS.filter((path) => !counts.has(`${path} ${id}`)));
     if (missing.length === 0) return counts;
-    if (Date.now() > deadline) throw new Error(`${missing.length} deliveries never arrived (for example ${missing.slice(0, 3).join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(`${missing.length} deliveries never arrived (for example ${missing.slice(0, 3).join(', ')})`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -152,7 +166,9 @@ describeOnMariadb('three instances sharing the queue', () => {
       expect(counts.size).toBe(EVENTS * WEBHOOKS.length);
       expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
       const connection = await mysql.createConnection({ uri: cluster.database.url });
-      const [[{ pending }]] = (await connection.query("SELECT COUNT(*) AS pending FROM deliveries WHERE state <> 'succeeded'")) as unknown as [{ pending: number }[]];
+      const [[{ pending }]] = (await connection.query(
+        "SELECT COUNT(*) AS pending FROM deliveries WHERE state <> 'succeeded'",
+      )) as unknown as [{ pending: number }[]];
       await connection.end();
       expect(Number(pending)).toBe(0);
     },

@@ -21,7 +21,15 @@ describeOnMariadb('the delivery log query plan', () => {
     t = await TestApp.start('mariadb', { zone: { 'hooks.example.com': { A: ['93.184.215.14'] } }, env: { DELIVERY_CONCURRENCY: '0' } });
     const { organizationId, cookie } = await t.member('owner');
     for (const name of ['planned', 'other']) {
-      expect((await t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send({ url: `https://hooks.example.com/${name}` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post(`/api/webhook/${name}`)
+            .set('Cookie', cookie)
+            .send({ url: `https://hooks.example.com/${name}` })
+        ).status,
+      ).toBe(201);
     }
     const { id: eventId } = await t.app.get(EventIngest).accept({ type: 'user.updated', organization: organizationId, data: {} });
     const webhooks: { id: number; name: string }[] = await t.dataSource.query('SELECT id, name FROM webhooks ORDER BY name');

@@ -39,10 +39,19 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     const path = `/${randomBytes(6).toString('hex')}`;
     if (behaviour) receiver.on(path, behaviour);
     const owner = await t.member('owner');
-    expect((await t.http().post('/api/webhook/logged').set('Cookie', owner.cookie).send({ url: `https://${HOOKS}${path}` })).status).toBe(201);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/webhook/logged')
+          .set('Cookie', owner.cookie)
+          .send({ url: `https://${HOOKS}${path}` })
+      ).status,
+    ).toBe(201);
     const ingest = t.app.get(EventIngest);
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) ids.push((await ingest.accept({ type: 'user.updated', organization: owner.organizationId, data: { i } })).id);
+    for (let i = 0; i < count; i++)
+      ids.push((await ingest.accept({ type: 'user.updated', organization: owner.organizationId, data: { i } })).id);
     return { ...owner, path, ids };
   }
 
@@ -132,7 +141,8 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
   });
 
   describe('replay and test', () => {
-    const retry = (cookie: string, id: number | string) => t.http().post(`/api/webhook/logged/deliveries/${id}/retry`).set('Cookie', cookie);
+    const retry = (cookie: string, id: number | string) =>
+      t.http().post(`/api/webhook/logged/deliveries/${id}/retry`).set('Cookie', cookie);
 
     it('sends a succeeded delivery again with the same webhook-id', async () => {
       const { cookie, path, ids } = await webhookWithEvents(1);
@@ -161,7 +171,7 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { code: 'cancelled' } });
     });
 
-    it("answers a delivery of another webhook, or of no webhook, 404 not found", async () => {
+    it('answers a delivery of another webhook, or of no webhook, 404 not found', async () => {
       const mine = await webhookWithEvents(0);
       const theirs = await webhookWithEvents(1);
       const [delivery] = await settledLog(theirs.cookie, 1);
@@ -208,7 +218,8 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
 
     it('answers an unknown or malformed delivery id 404 not found', async () => {
       const { cookie } = await webhookWithEvents(0);
-      for (const id of ['999999', 'abc', '0']) expect((await t.http().get(`/api/webhook/logged/deliveries/${id}`).set('Cookie', cookie)).status).toBe(404);
+      for (const id of ['999999', 'abc', '0'])
+        expect((await t.http().get(`/api/webhook/logged/deliveries/${id}`).set('Cookie', cookie)).status).toBe(404);
     });
   });
 });

@@ -22,10 +22,21 @@ const token = () => randomBytes(12).toString('base64url');
 /** A new organization with one webhook and `count` events for it: the webhook's id. */
 async function withPendingDeliveries(t: TestApp, count: number, body: object = {}): Promise<number> {
   const { organizationId, cookie } = await t.member('owner');
-  expect((await t.http().post('/api/webhook/queued').set('Cookie', cookie).send({ url: 'https://hooks.example.com/q', ...body })).status).toBe(201);
+  expect(
+    (
+      await t
+        .http()
+        .post('/api/webhook/queued')
+        .set('Cookie', cookie)
+        .send({ url: 'https://hooks.example.com/q', ...body })
+    ).status,
+  ).toBe(201);
   const ingest = t.app.get(EventIngest);
   for (let i = 0; i < count; i++) await ingest.accept({ type: 'user.updated', organization: organizationId, data: { i } });
-  const [{ id }] = await t.dataSource.query('SELECT w.id AS id FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id WHERE s.organization_id = ?', [organizationId]);
+  const [{ id }] = await t.dataSource.query(
+    'SELECT w.id AS id FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id WHERE s.organization_id = ?',
+    [organizationId],
+  );
   return Number(id);
 }
 
@@ -46,7 +57,11 @@ describeOnMariadb('claims on one database from several instances', () => {
   it('never hand one delivery to two claimers, and leave none unclaimed (SKIP LOCKED)', async () => {
     const now = Date.now() + 1000;
     const round = () =>
-      Promise.all(instances.flatMap((t) => Array.from({ length: 4 }, () => t.app.get(DeliveryQueue).claim([{ webhookId, count: 30 }], now, LEASE_MS, token()))));
+      Promise.all(
+        instances.flatMap((t) =>
+          Array.from({ length: 4 }, () => t.app.get(DeliveryQueue).claim([{ webhookId, count: 30 }], now, LEASE_MS, token())),
+        ),
+      );
     const ids = [...(await round()), ...(await round())].flat().map((d) => d.id);
     expect(ids).toHaveLength(300);
     expect(new Set(ids).size).toBe(300);
@@ -82,8 +97,18 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const mine = token();
     const now = Date.now() + 1000;
     const claimed = (await queue.claim([{ webhookId, count: 3 }], now, LEASE_MS, mine)).sort((a, b) => a.id - b.id);
-    const failed = { state: 'pending' as const, nextAttemptAt: new Date(now + 5000), at: new Date(now), durationMs: 7, status: 503, error: 'http 503' };
-    await queue.complete(claimed.map(({ id }, i) => ({ id, record: i === 0 ? failed : record(new Date(now)) })), mine);
+    const failed = {
+      state: 'pending' as const,
+      nextAttemptAt: new Date(now + 5000),
+      at: new Date(now),
+      durationMs: 7,
+      status: 503,
+      error: 'http 503',
+    };
+    await queue.complete(
+      claimed.map(({ id }, i) => ({ id, record: i === 0 ? failed : record(new Date(now)) })),
+      mine,
+    );
     const rows = await t.dataSource.query(
       `SELECT d.state AS state, d.last_status AS status, COUNT(a.id) AS attempts FROM deliveries d JOIN delivery_attempts a ON a.delivery_id = d.id
         WHERE d.webhook_id = ? GROUP BY d.id, d.state, d.last_status ORDER BY d.id`,
@@ -110,8 +135,14 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const now = Date.now() + 1000;
     const mine = token();
     const claimed = await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, mine);
-    await queue.release(claimed.map(({ id }) => id), mine, now);
-    expect((await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, token())).map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
+    await queue.release(
+      claimed.map(({ id }) => id),
+      mine,
+      now,
+    );
+    expect((await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, token())).map((d) => d.id).sort()).toEqual(
+      claimed.map((d) => d.id).sort(),
+    );
   });
 
   it('shares a rate limit between claimers: each delivery gets its own slot, 1/rate seconds apart', async () => {
@@ -128,10 +159,20 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const before = await queue.stats(now);
     const webhookId = await withPendingDeliveries(t, 2);
     const longAgo = Date.parse('2001-01-01T00:00:00Z');
-    await t.dataSource.query('UPDATE deliveries SET next_attempt_at = ? WHERE webhook_id = ?', [sqlTimestamp(new Date(longAgo)), webhookId]);
+    await t.dataSource.query('UPDATE deliveries SET next_attempt_at = ? WHERE webhook_id = ?', [
+      sqlTimestamp(new Date(longAgo)),
+      webhookId,
+    ]);
     expect(await queue.stats(now)).toEqual({ pending: before.pending + 2, oldestDueAt: longAgo, breakersOpen: before.breakersOpen });
-    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, breaker_failures, breaker_open_until) VALUES (?, 5, ?)', [webhookId, sqlTimestamp(new Date(now + 60_000))]);
-    expect(await queue.stats(now)).toEqual({ pending: before.pending + 2, oldestDueAt: before.oldestDueAt, breakersOpen: before.breakersOpen + 1 });
+    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, breaker_failures, breaker_open_until) VALUES (?, 5, ?)', [
+      webhookId,
+      sqlTimestamp(new Date(now + 60_000)),
+    ]);
+    expect(await queue.stats(now)).toEqual({
+      pending: before.pending + 2,
+      oldestDueAt: before.oldestDueAt,
+      breakersOpen: before.breakersOpen + 1,
+    });
     await t.dataSource.query('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(new Date(now)), webhookId]);
     expect((await queue.stats(now)).breakersOpen).toBe(before.breakersOpen);
   });
@@ -143,7 +184,9 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       webhookId,
       new Date(now - 1).toISOString().replace('T', ' ').replace('Z', ''),
     ]);
-    const probes = await Promise.all([token(), token()].map((claimer) => queue.claim([{ webhookId, count: 1, probe: true }], now, LEASE_MS, claimer)));
+    const probes = await Promise.all(
+      [token(), token()].map((claimer) => queue.claim([{ webhookId, count: 1, probe: true }], now, LEASE_MS, claimer)),
+    );
     expect(probes.flat()).toHaveLength(1);
   });
 });

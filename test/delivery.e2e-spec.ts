@@ -53,8 +53,16 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000)
 
 /** Verifies a received request with both stock libraries; throws when either refuses it. */
 function verifyWithBoth(request: ReceivedRequest, secret: string): unknown {
-  const headers = { 'webhook-id': request.headers['webhook-id'], 'webhook-timestamp': request.headers['webhook-timestamp'], 'webhook-signature': request.headers['webhook-signature'] };
-  new SvixWebhook(secret).verify(request.body, { 'svix-id': headers['webhook-id'], 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] });
+  const headers = {
+    'webhook-id': request.headers['webhook-id'],
+    'webhook-timestamp': request.headers['webhook-timestamp'],
+    'webhook-signature': request.headers['webhook-signature'],
+  };
+  new SvixWebhook(secret).verify(request.body, {
+    'svix-id': headers['webhook-id'],
+    'svix-timestamp': headers['webhook-timestamp'],
+    'svix-signature': headers['webhook-signature'],
+  });
   return new StandardWebhook(secret).verify(request.body, headers);
 }
 
@@ -77,10 +85,17 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
   });
 
   const sendEvent = (body: unknown, headers: Record<string, string> = {}) =>
-    t.http().post('/api/events').set('Authorization', `Bearer ${platformKey}`).set(headers).send(body as object);
+    t
+      .http()
+      .post('/api/events')
+      .set('Authorization', `Bearer ${platformKey}`)
+      .set(headers)
+      .send(body as object);
 
   /** A new organization with one webhook per `{name: urls}`; their secrets by name. */
-  async function organizationWith(webhooks: Record<string, object>): Promise<{ organizationId: number; cookie: string; secrets: Record<string, string> }> {
+  async function organizationWith(
+    webhooks: Record<string, object>,
+  ): Promise<{ organizationId: number; cookie: string; secrets: Record<string, string> }> {
     const { organizationId, cookie } = await t.member('owner');
     const secrets: Record<string, string> = {};
     for (const [name, urls] of Object.entries(webhooks)) {
@@ -99,7 +114,11 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
         'SELECT state, attempts, last_error AS lastError, last_status AS lastStatus FROM deliveries WHERE event_id = ? ORDER BY id',
         [eventId],
       )
-    ).map((row: DeliveryRow) => ({ ...row, attempts: Number(row.attempts), lastStatus: row.lastStatus === null ? null : Number(row.lastStatus) }));
+    ).map((row: DeliveryRow) => ({
+      ...row,
+      attempts: Number(row.attempts),
+      lastStatus: row.lastStatus === null ? null : Number(row.lastStatus),
+    }));
 
   const settled = (eventId: string) =>
     until(async () => {
@@ -116,7 +135,11 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       expect(res.body).toEqual({ id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/), deliveries: 1 });
 
       const [request] = await receiver.waitFor(p, 1);
-      expect(verifyWithBoth(request, secrets.signed)).toEqual({ type: 'transaction.created', timestamp: expect.any(String), data: { amount: 42, currency: 'EUR' } });
+      expect(verifyWithBoth(request, secrets.signed)).toEqual({
+        type: 'transaction.created',
+        timestamp: expect.any(String),
+        data: { amount: 42, currency: 'EUR' },
+      });
       expect(request.method).toBe('POST');
       expect(request.headers['webhook-id']).toBe(res.body.id);
       expect(request.headers['content-type']).toBe('application/json');
@@ -129,7 +152,9 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
 
     it('goes to the per-event URL when one is set, else to url', async () => {
       const [all, created] = [path(), path()];
-      const { organizationId } = await organizationWith({ routed: { url: `https://${HOOKS}${all}`, transaction: { created: `https://${HOOKS}${created}` } } });
+      const { organizationId } = await organizationWith({
+        routed: { url: `https://${HOOKS}${all}`, transaction: { created: `https://${HOOKS}${created}` } },
+      });
       await sendEvent({ type: 'transaction.created', organization: organizationId, data: {} });
       await sendEvent({ type: 'user.updated', organization: organizationId, data: {} });
       expect(JSON.parse((await receiver.waitFor(created, 1))[0].body).type).toBe('transaction.created');
@@ -138,7 +163,10 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
 
     it('fans out to every webhook of the organization, each signed with its own secret', async () => {
       const [a, b] = [path(), path()];
-      const { organizationId, secrets } = await organizationWith({ first: { url: `https://${HOOKS}${a}` }, second: { url: `https://${HOOKS}${b}` } });
+      const { organizationId, secrets } = await organizationWith({
+        first: { url: `https://${HOOKS}${a}` },
+        second: { url: `https://${HOOKS}${b}` },
+      });
       const res = await sendEvent({ type: 'user.updated', organization: organizationId, data: { user: 7 } });
       expect(res.body.deliveries).toBe(2);
       verifyWithBoth((await receiver.waitFor(a, 1))[0], secrets.first);
@@ -203,7 +231,9 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       receiver.on(p, 'hang');
       const { organizationId } = await organizationWith({ hanging: { url: `https://${HOOKS}${p}` } });
       const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
-      expect(await until(async () => ((await deliveriesOf(res.body.id))[0].attempts >= 1 ? (await deliveriesOf(res.body.id))[0] : undefined))).toMatchObject({
+      expect(
+        await until(async () => ((await deliveriesOf(res.body.id))[0].attempts >= 1 ? (await deliveriesOf(res.body.id))[0] : undefined)),
+      ).toMatchObject({
         lastError: 'timeout',
         lastStatus: null,
       });
@@ -293,7 +323,9 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       await settled(old.body.id);
       await t.dataSource.query("UPDATE events SET created_at = '2000-01-01 00:00:00.000' WHERE id = ?", [old.body.id]);
       expect(await t.app.get(EventRetention).prune(new Date())).toBeGreaterThanOrEqual(1);
-      expect(await t.dataSource.query('SELECT id FROM events WHERE id IN (?, ?)', [old.body.id, recent.body.id])).toEqual([{ id: recent.body.id }]);
+      expect(await t.dataSource.query('SELECT id FROM events WHERE id IN (?, ?)', [old.body.id, recent.body.id])).toEqual([
+        { id: recent.body.id },
+      ]);
       expect(await deliveriesOf(old.body.id)).toEqual([]);
     });
   });
@@ -317,7 +349,15 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
       const { organizationId, cookie } = await organizationWith({ fixable: { url: `https://${HOOKS}${broken}` } });
       const res = await sendEvent({ type: 'transaction.updated', organization: organizationId, data: {} });
       await receiver.waitFor(broken, 1);
-      expect((await t.http().patch('/api/webhook/fixable').set('Cookie', cookie).send({ url: `https://${HOOKS}${fixed}` })).status).toBe(200);
+      expect(
+        (
+          await t
+            .http()
+            .patch('/api/webhook/fixable')
+            .set('Cookie', cookie)
+            .send({ url: `https://${HOOKS}${fixed}` })
+        ).status,
+      ).toBe(200);
       expect((await receiver.waitFor(fixed, 1))[0].headers['webhook-id']).toBe(res.body.id);
       expect((await settled(res.body.id))[0].state).toBe('succeeded');
     });
@@ -388,7 +428,11 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
     it('answers a wallet token 401 unauthorized (a platform key is a kind of its own)', async () => {
       const { userId, organizationId } = await t.member('owner');
       const { token } = await t.identity.createWalletToken(userId, 3600);
-      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: {} });
+      const res = await t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ type: 'user.updated', organization: organizationId, data: {} });
       expect(res.status).toBe(401);
     });
 
@@ -401,7 +445,11 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
     it('answers a revoked platform key 401 unauthorized', async () => {
       const { token } = await t.identity.createPlatformKey('revoked');
       await t.identity.revokePlatformKey(token);
-      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: 1, data: {} });
+      const res = await t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ type: 'user.updated', organization: 1, data: {} });
       expect(res.status).toBe(401);
     });
 
@@ -447,17 +495,36 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
     it('emits card.updated when a card changes status (the CLI path, docs/api.md 10.8)', async () => {
       const p = path();
       const holder = await t.cardHolder({ provisioningId: 'prov-emit', provisioningSecret: 'pss-emit' });
-      const [{ organizationId }] = await t.dataSource.query('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [holder.cardId]);
+      const [{ organizationId }] = await t.dataSource.query('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [
+        holder.cardId,
+      ]);
       const { cookie } = await t.member('owner', Number(organizationId));
-      expect((await t.http().post('/api/webhook/cards').set('Cookie', cookie).send({ url: `https://${HOOKS}${p}` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/webhook/cards')
+            .set('Cookie', cookie)
+            .send({ url: `https://${HOOKS}${p}` })
+        ).status,
+      ).toBe(201);
       await t.app.get(CardsService).setStatus(holder.cardId, 'frozen');
-      expect(JSON.parse((await receiver.waitFor(p, 1))[0].body)).toMatchObject({ type: 'card.updated', data: { card: holder.cardId, status: 'frozen' } });
+      expect(JSON.parse((await receiver.waitFor(p, 1))[0].body)).toMatchObject({
+        type: 'card.updated',
+        data: { card: holder.cardId, status: 'frozen' },
+      });
     });
   });
 
   // The receiver checks every request against the event catalogue, and fails the suite on close if one is off it.
   it('delivered every platform type, each request as the event catalogue describes it (docs/api.md 10.11)', () => {
-    expect([...receiver.eventTypes()].sort()).toEqual(['card.updated', 'transaction.completed', 'transaction.created', 'transaction.updated', 'user.updated']);
+    expect([...receiver.eventTypes()].sort()).toEqual([
+      'card.updated',
+      'transaction.completed',
+      'transaction.created',
+      'transaction.updated',
+      'user.updated',
+    ]);
   });
 });
 
@@ -474,7 +541,12 @@ describeOnMariadb('idempotency across instances', () => {
       const body = { type: 'user.updated', organization: organizationId, data: { n: 1 } };
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          (i % 2 === 0 ? first : second).http().post('/api/events').set('Authorization', `Bearer ${token}`).set('Idempotency-Key', 'race').send(body),
+          (i % 2 === 0 ? first : second)
+            .http()
+            .post('/api/events')
+            .set('Authorization', `Bearer ${token}`)
+            .set('Idempotency-Key', 'race')
+            .send(body),
         ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
@@ -501,7 +573,11 @@ describeEachDatabase('TRUSTED_CIDRS: a receiver inside the operator network', (k
     const t = await TestApp.start(kind);
     try {
       const { cookie } = await t.member('owner');
-      const res = await t.http().post('/api/webhook/local').set('Cookie', cookie).send({ url: target('/refused') });
+      const res = await t
+        .http()
+        .post('/api/webhook/local')
+        .set('Cookie', cookie)
+        .send({ url: target('/refused') });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'invalid url' });
     } finally {
       await t.close();
@@ -514,10 +590,18 @@ describeEachDatabase('TRUSTED_CIDRS: a receiver inside the operator network', (k
     });
     try {
       const { organizationId, cookie } = await t.member('owner');
-      const created = await t.http().post('/api/webhook/local').set('Cookie', cookie).send({ url: target('/trusted') });
+      const created = await t
+        .http()
+        .post('/api/webhook/local')
+        .set('Cookie', cookie)
+        .send({ url: target('/trusted') });
       expect(created.status).toBe(201);
       const { token } = await t.identity.createPlatformKey('platform');
-      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: { ok: true } });
+      const res = await t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ type: 'user.updated', organization: organizationId, data: { ok: true } });
       expect(res.status).toBe(202);
       const [request] = await receiver.waitFor('/trusted', 1);
       expect(verifyWithBoth(request, created.body.secret)).toMatchObject({ type: 'user.updated', data: { ok: true } });
@@ -538,9 +622,21 @@ describeEachDatabase('dispatcher at shutdown (docs/api.md 10.6)', (kind: Databas
     try {
       receiver.on('/slow', { status: 200, delayMs: 800 });
       const { organizationId, cookie } = await t.member('owner');
-      expect((await t.http().post('/api/webhook/slow').set('Cookie', cookie).send({ url: `https://${HOOKS}/slow` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/webhook/slow')
+            .set('Cookie', cookie)
+            .send({ url: `https://${HOOKS}/slow` })
+        ).status,
+      ).toBe(201);
       const { token } = await t.identity.createPlatformKey('platform');
-      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: {} });
+      const res = await t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ type: 'user.updated', organization: organizationId, data: {} });
       await receiver.waitFor('/slow', 1);
       await t.close();
       const [row] = await reader.dataSource.query('SELECT state, attempts FROM deliveries WHERE event_id = ?', [res.body.id]);

@@ -68,10 +68,13 @@ describeEachDatabase('POST /events authenticates before it reads the body', (kin
   it('still reads and judges the body of a known platform key, counting the key once per request', async () => {
     const { token } = await t.identity.createPlatformKey('platform');
     const { organizationId } = await t.member('owner');
-    const send = (body: string) => t.http().post('/api/events').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(body);
+    const send = (body: string) =>
+      t.http().post('/api/events').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(body);
     const deep = await send(DEEP_BODY);
     expect({ status: deep.status, code: deep.body.code }).toEqual({ status: 400, code: 'bad request' });
-    const accepted = await send(JSON.stringify({ type: 'user.updated', organization: organizationId, data: { blob: 'x'.repeat(200 * 1024) } }));
+    const accepted = await send(
+      JSON.stringify({ type: 'user.updated', organization: organizationId, data: { blob: 'x'.repeat(200 * 1024) } }),
+    );
     expect(accepted.status).toBe(202);
     // RATE_LIMIT_PER_PLATFORM_KEY is 2: the third request is the one past it.
     const third = await send(JSON.stringify({ type: 'user.updated', organization: organizationId, data: {} }));
@@ -88,11 +91,21 @@ describeEachDatabase('POST /events: an address blocked for failed authentication
 
   it('is refused with 429 before its credentials are looked up or its body parsed, valid key included', async () => {
     const { token } = await t.identity.createPlatformKey('platform');
-    const bogus = () => t.http().post('/api/events').set('Authorization', `Bearer ${'B'.repeat(43)}`).send({});
+    const bogus = () =>
+      t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${'B'.repeat(43)}`)
+        .send({});
     expect([(await bogus()).status, (await bogus()).status, (await bogus()).status]).toEqual([401, 401, 429]);
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      const res = await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(DEEP_BODY);
+      const res = await t
+        .http()
+        .post('/api/events')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send(DEEP_BODY);
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 429, code: 'rate limited' });
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
       expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length >= DEEP_BODY.length)).toEqual([]);

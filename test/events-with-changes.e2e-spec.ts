@@ -46,14 +46,27 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
     await database?.drop();
   });
 
-  const serviceEnv = (extra: Record<string, string> = {}) => ({ DATABASE_URL: database.url, SECRET_KEY: secretKey, LOG_LEVEL: 'error', ...extra });
-  const dyingBetween = (after: string, before: string) => ({ NODE_OPTIONS: `--require ${DIE_BETWEEN}`, DIE_AFTER: after, DIE_BEFORE: before });
+  const serviceEnv = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: database.url,
+    SECRET_KEY: secretKey,
+    LOG_LEVEL: 'error',
+    ...extra,
+  });
+  const dyingBetween = (after: string, before: string) => ({
+    NODE_OPTIONS: `--require ${DIE_BETWEEN}`,
+    DIE_AFTER: after,
+    DIE_BEFORE: before,
+  });
   const eventTypes = async (organizationId: number): Promise<string[]> =>
-    (await t.dataSource.query('SELECT type FROM events WHERE organization_id = ? ORDER BY created_at', [organizationId])).map((row: { type: string }) => row.type);
+    (await t.dataSource.query('SELECT type FROM events WHERE organization_id = ? ORDER BY created_at', [organizationId])).map(
+      (row: { type: string }) => row.type,
+    );
 
   it('card set-status: killed between the card and its card.updated event, neither; run through, both', async () => {
     const holder = await t.cardHolder({ provisioningId: 'prov-10-12', provisioningSecret: 'secret-10-12' });
-    const [{ organizationId }] = await t.dataSource.query('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [holder.cardId]);
+    const [{ organizationId }] = await t.dataSource.query('SELECT organization_id AS organizationId FROM cards WHERE id = ?', [
+      holder.cardId,
+    ]);
     const statusOf = async () => (await t.dataSource.query('SELECT status FROM cards WHERE id = ?', [holder.cardId]))[0].status;
     const args = ['card', 'set-status', '--card', String(holder.cardId), '--status', 'frozen'];
 
@@ -71,16 +84,36 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
     receiver.on('/failing', { status: 500 });
     const { organizationId, cookie } = await t.member('owner');
     for (const name of ['failing', 'other']) {
-      expect((await t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send({ url: `https://${HOOKS}/${name}` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post(`/api/webhook/${name}`)
+            .set('Cookie', cookie)
+            .send({ url: `https://${HOOKS}/${name}` })
+        ).status,
+      ).toBe(201);
     }
     // Failing for two days, nine attempts: the next failed attempt disables it (DELIVERY_DISABLE_AFTER_DAYS=1).
-    const [{ id: webhookId }] = await t.dataSource.query("SELECT id FROM webhooks WHERE name = 'failing' AND source_id = (SELECT id FROM webhook_sources WHERE organization_id = ?)", [
-      organizationId,
-    ]);
+    const [{ id: webhookId }] = await t.dataSource.query(
+      "SELECT id FROM webhooks WHERE name = 'failing' AND source_id = (SELECT id FROM webhook_sources WHERE organization_id = ?)",
+      [organizationId],
+    );
     const since = new Date(Date.now() - 2 * DAY_MS).toISOString().replace('T', ' ').replace('Z', '');
-    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, failing_since, failed_attempts) VALUES (?, ?, 9)', [webhookId, since]);
+    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, failing_since, failed_attempts) VALUES (?, ?, 9)', [
+      webhookId,
+      since,
+    ]);
     const { token } = await t.identity.createPlatformKey('platform');
-    expect((await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: {} })).status).toBe(202);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/events')
+          .set('Authorization', `Bearer ${token}`)
+          .send({ type: 'user.updated', organization: organizationId, data: {} })
+      ).status,
+    ).toBe(202);
 
     const [port] = await freePorts(1);
     const server = (extra: Record<string, string>) =>
@@ -100,7 +133,9 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
     const disabled = async () => ({
       webhook: (await t.http().get('/api/webhook/failing').set('Cookie', cookie)).body.disabled ?? false,
       events: (await eventTypes(organizationId)).filter((type) => type === 'webhook.disabled').length,
-      audit: ((await t.http().get('/api/audit').set('Cookie', cookie)).body.data as { action: string }[]).filter((e) => e.action === 'webhook.disabled').length,
+      audit: ((await t.http().get('/api/audit').set('Cookie', cookie)).body.data as { action: string }[]).filter(
+        (e) => e.action === 'webhook.disabled',
+      ).length,
     });
 
     const dying = server(dyingBetween('UPDATE webhooks SET disabled_at', 'INSERT INTO events'));

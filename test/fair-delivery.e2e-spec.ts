@@ -67,7 +67,8 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
     return { organizationId, cookie, secrets };
   }
 
-  const deliveries = async (webhook: string, cookie: string) => (await t.http().get(`/api/webhook/${webhook}/deliveries`).set('Cookie', cookie)).body.data;
+  const deliveries = async (webhook: string, cookie: string) =>
+    (await t.http().get(`/api/webhook/${webhook}/deliveries`).set('Cookie', cookie)).body.data;
 
   it("attempts a healthy webhook's delivery at once while another organization's slow webhook has a backlog, which gets only its slots", async () => {
     const [slow, healthy] = [path(), path()];
@@ -92,24 +93,33 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
     for (let i = 0; i < 6; i++) expect((await sendEvent(organizationId)).status).toBe(202);
     const arrivals = (await receiver.waitFor(p, 6)).map((request) => request.at).sort((x, y) => x - y);
     for (let i = 1; i < arrivals.length; i++) expect(arrivals[i] - arrivals[i - 1]).toBeGreaterThanOrEqual(250 * 0.8);
-    await expect.poll(async () => (await deliveries('limited', cookie)).map((d: { state: string; attempts: number }) => [d.state, d.attempts])).toEqual(
-      Array(6).fill(['succeeded', 1]),
-    );
+    await expect
+      .poll(async () => (await deliveries('limited', cookie)).map((d: { state: string; attempts: number }) => [d.state, d.attempts]))
+      .toEqual(Array(6).fill(['succeeded', 1]));
   });
 
   it('disables a webhook whose attempts all failed (DELIVERY_DISABLE_AFTER_DAYS=0: after 10): reads, audit, the webhook.disabled event, no attempt, enable', async () => {
     const [failing, other] = [path(), path()];
     receiver.on(failing, { status: 500 });
-    const { organizationId, cookie, secrets } = await organizationWith({ failing: { url: `https://${HOOKS}${failing}` }, other: { url: `https://${HOOKS}${other}` } });
+    const { organizationId, cookie, secrets } = await organizationWith({
+      failing: { url: `https://${HOOKS}${failing}` },
+      other: { url: `https://${HOOKS}${other}` },
+    });
     for (let i = 0; i < 4; i++) expect((await sendEvent(organizationId)).status).toBe(202);
 
     // The other webhook hears of it, signed like every event.
     const noticeOf = () => receiver.received.find((r) => r.path === other && JSON.parse(r.body).type === 'webhook.disabled');
     await expect.poll(noticeOf, { timeout: 15_000 }).toBeDefined();
     const notice = noticeOf()!;
-    expect(new Webhook(secrets.other).verify(notice.body, notice.headers)).toMatchObject({ type: 'webhook.disabled', data: { webhook: 'failing' } });
+    expect(new Webhook(secrets.other).verify(notice.body, notice.headers)).toMatchObject({
+      type: 'webhook.disabled',
+      data: { webhook: 'failing' },
+    });
 
-    expect((await t.http().get('/api/webhook/failing').set('Cookie', cookie)).body).toEqual({ url: `https://${HOOKS}${failing}`, disabled: true });
+    expect((await t.http().get('/api/webhook/failing').set('Cookie', cookie)).body).toEqual({
+      url: `https://${HOOKS}${failing}`,
+      disabled: true,
+    });
     const audit = (await t.http().get('/api/audit').set('Cookie', cookie)).body.data;
     expect(audit[0]).toMatchObject({ action: 'webhook.disabled', actor: null, webhook: 'failing', fields: [] });
     const log: { state: string }[] = await deliveries('failing', cookie);
@@ -128,7 +138,10 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
     receiver.on(failing, { status: 200 });
     const enabled = await t.http().post('/api/webhook/failing/enable').set('Cookie', cookie);
     expect({ status: enabled.status, body: enabled.body }).toEqual({ status: 200, body: { url: `https://${HOOKS}${failing}` } });
-    expect((await t.http().get('/api/audit').set('Cookie', cookie)).body.data[0]).toMatchObject({ action: 'webhook.enabled', actor: { user: expect.any(Number) } });
+    expect((await t.http().get('/api/audit').set('Cookie', cookie)).body.data[0]).toMatchObject({
+      action: 'webhook.enabled',
+      actor: { user: expect.any(Number) },
+    });
     expect(receiver.received.filter((r) => r.path === failing)).toHaveLength(requestsBefore);
     expect((await t.http().post(`/api/webhook/failing/deliveries/${newest.id}/retry`).set('Cookie', cookie)).status).toBe(202);
     expect((await receiver.waitFor(failing, requestsBefore + 1))[requestsBefore].headers['webhook-id']).toBe(newest.event.id);
@@ -146,17 +159,26 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
     const audit = (await t.http().get('/api/audit').set('Cookie', cookie)).body.data;
     expect(audit.filter((entry: { action: string }) => entry.action === 'webhook.tested')).toHaveLength(3);
     expect(await deliveries('tested', cookie)).toHaveLength(3);
-    expect((await receiver.waitFor(p, 3)).map((request) => JSON.parse(request.body))).toEqual(Array(3).fill(expect.objectContaining({ type: 'webhook.test', data: { webhook: 'tested' } })));
+    expect((await receiver.waitFor(p, 3)).map((request) => JSON.parse(request.body))).toEqual(
+      Array(3).fill(expect.objectContaining({ type: 'webhook.test', data: { webhook: 'tested' } })),
+    );
   });
 
   it('answers 429 queue full with Retry-After once an organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries, storing nothing', async () => {
-    const { organizationId, cookie } = await organizationWith({ one: { url: `https://${HOOKS}${path()}`, rateLimit: 1 }, two: { url: `https://${HOOKS}${path()}`, rateLimit: 1 } });
+    const { organizationId, cookie } = await organizationWith({
+      one: { url: `https://${HOOKS}${path()}`, rateLimit: 1 },
+      two: { url: `https://${HOOKS}${path()}`, rateLimit: 1 },
+    });
     let refused;
     for (let i = 0; i < 15 && refused === undefined; i++) {
       const res = await sendEvent(organizationId, { i });
       if (res.status !== 202) refused = res;
     }
-    expect({ status: refused?.status, body: refused?.body, retryAfter: refused?.headers['retry-after'] }).toEqual({ status: 429, body: { code: 'queue full' }, retryAfter: '30' });
+    expect({ status: refused?.status, body: refused?.body, retryAfter: refused?.headers['retry-after'] }).toEqual({
+      status: 429,
+      body: { code: 'queue full' },
+      retryAfter: '30',
+    });
     const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM deliveries WHERE organization_id = ?', [organizationId]);
     expect(Number(n)).toBeGreaterThanOrEqual(20);
     const [{ events }] = await t.dataSource.query('SELECT COUNT(*) AS events FROM events WHERE organization_id = ?', [organizationId]);
@@ -168,21 +190,26 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
 
   it('fails an attempt whose signing secret no longer opens with internal error, on the schedule, never claimed for ever', async () => {
     const p = path();
-    const { organizationId, cookie } = await organizationWith({ sealed: { url: `https://${HOOKS}${p}` }, donor: { url: `https://${HOOKS}${path()}` } });
+    const { organizationId, cookie } = await organizationWith({
+      sealed: { url: `https://${HOOKS}${p}` },
+      donor: { url: `https://${HOOKS}${path()}` },
+    });
     // A ciphertext copied from another row is bound to that row: it does not open here.
     const [donor] = await t.dataSource.query(
       "SELECT w.secret AS secret FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id WHERE s.organization_id = ? AND w.name = 'donor'",
       [organizationId],
     );
-    await t.dataSource.query("UPDATE webhooks SET secret = ? WHERE name = 'sealed' AND source_id = (SELECT id FROM webhook_sources WHERE organization_id = ?)", [
-      donor.secret,
-      organizationId,
-    ]);
+    await t.dataSource.query(
+      "UPDATE webhooks SET secret = ? WHERE name = 'sealed' AND source_id = (SELECT id FROM webhook_sources WHERE organization_id = ?)",
+      [donor.secret, organizationId],
+    );
     expect((await sendEvent(organizationId)).status).toBe(202);
     await expect
       .poll(async () => (await deliveries('sealed', cookie)).find((d: { attempts: number }) => d.attempts >= 1), { timeout: 10_000 })
       .toMatchObject({ state: 'pending', lastAttempt: { status: null, error: 'internal error' }, nextAttemptAt: expect.any(String) });
-    await expect.poll(async () => (await deliveries('sealed', cookie)).find((d: { state: string }) => d.state === 'failed'), { timeout: 10_000 }).toMatchObject({ attempts: 3 });
+    await expect
+      .poll(async () => (await deliveries('sealed', cookie)).find((d: { state: string }) => d.state === 'failed'), { timeout: 10_000 })
+      .toMatchObject({ attempts: 3 });
     expect(receiver.received.filter((r) => r.path === p)).toEqual([]);
   });
 
@@ -193,21 +220,43 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
 });
 
 describeEachDatabase('the circuit breaker', (kind: DatabaseKind) => {
-  it('holds a silent webhook\'s deliveries back after consecutive timeouts (no attempts), across a restart, then probes once per cool-down, and closes on success', async () => {
+  it("holds a silent webhook's deliveries back after consecutive timeouts (no attempts), across a restart, then probes once per cool-down, and closes on success", async () => {
     const receiver = await startWebhookReceiver();
     const proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
     const database = await createTestDatabase(kind);
     const secretKey = randomBytes(32).toString('base64');
     // One attempt at a time, so that the breaker's count is exact: the second timeout opens it.
-    const env = { ...ENV, DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK: '1', DELIVERY_TIMEOUT_MS: '500', DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE };
+    const env = {
+      ...ENV,
+      DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK: '1',
+      DELIVERY_TIMEOUT_MS: '500',
+      DELIVERY_PROXY_URL: proxy.url,
+      DELIVERY_CA_FILE: TEST_CA_FILE,
+    };
     let t = await TestApp.start(kind, { database, secretKey, zone: ZONE, env });
     try {
       receiver.on('/silent', 'hang');
       const { organizationId, cookie } = await t.member('owner');
-      expect((await t.http().post('/api/webhook/silent').set('Cookie', cookie).send({ url: `https://${HOOKS}/silent` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/webhook/silent')
+            .set('Cookie', cookie)
+            .send({ url: `https://${HOOKS}/silent` })
+        ).status,
+      ).toBe(201);
       const { token } = await t.identity.createPlatformKey('platform');
       for (let i = 0; i < 4; i++) {
-        expect((await t.http().post('/api/events').set('Authorization', `Bearer ${token}`).send({ type: 'user.updated', organization: organizationId, data: { i } })).status).toBe(202);
+        expect(
+          (
+            await t
+              .http()
+              .post('/api/events')
+              .set('Authorization', `Bearer ${token}`)
+              .send({ type: 'user.updated', organization: organizationId, data: { i } })
+          ).status,
+        ).toBe(202);
       }
       const openUntil = async () => (await t.dataSource.query('SELECT breaker_open_until AS until FROM webhook_health'))[0]?.until ?? null;
       await expect.poll(openUntil, { timeout: 10_000 }).not.toBeNull();
@@ -230,7 +279,9 @@ describeEachDatabase('the circuit breaker', (kind: DatabaseKind) => {
       // The receiver answers again: the next probe closes the breaker and everything goes out.
       receiver.on('/silent', { status: 204 });
       await expect
-        .poll(async () => (await t.dataSource.query("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'succeeded'"))[0].n, { timeout: 15_000 })
+        .poll(async () => (await t.dataSource.query("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'succeeded'"))[0].n, {
+          timeout: 15_000,
+        })
         .toSatisfy((n: unknown) => Number(n) === 4);
       expect(await openUntil()).toBeNull();
     } finally {

@@ -22,7 +22,9 @@ const HISTORY = 20;
 const SLOW_ANSWER_MS = 1_200;
 
 const resolverFor = (servers: string[], timeoutMs: number) =>
-  new CaresHostResolver(loadAppConfig({ DNS_SERVERS: servers.join(','), DNS_TIMEOUT_MS: String(timeoutMs), SECRET_KEY: Buffer.alloc(32).toString('base64') }));
+  new CaresHostResolver(
+    loadAppConfig({ DNS_SERVERS: servers.join(','), DNS_TIMEOUT_MS: String(timeoutMs), SECRET_KEY: Buffer.alloc(32).toString('base64') }),
+  );
 
 let dns: TestDnsServer;
 beforeAll(async () => {
@@ -75,7 +77,10 @@ describe('DNS_TIMEOUT_MS is a deadline for the whole lookup, against resolvers t
   });
   afterAll(() => Promise.all(silent.map((server) => server.close())));
 
-  async function timedFailure(servers: string[], lookup: 'resolve4' | 'resolve6' | 'resolveBoth'): Promise<{ codes: unknown[]; elapsedMs: number }> {
+  async function timedFailure(
+    servers: string[],
+    lookup: 'resolve4' | 'resolve6' | 'resolveBoth',
+  ): Promise<{ codes: unknown[]; elapsedMs: number }> {
     const resolver = resolverFor(servers, TIMEOUT_MS);
     const started = performance.now();
     const codeOf = (reason: { code?: unknown }) => reason.code;

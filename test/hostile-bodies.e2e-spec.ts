@@ -2,7 +2,14 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CardEventsDto, CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, TransactionEventsDto, UserEventsDto } from '../src/webhooks/dto/webhook-body.dto';
+import {
+  CardEventsDto,
+  CreateWebhookDto,
+  DeleteWebhookDto,
+  ReplaceWebhookDto,
+  TransactionEventsDto,
+  UserEventsDto,
+} from '../src/webhooks/dto/webhook-body.dto';
 import { CardEventsPatchDto, TransactionEventsPatchDto, UserEventsPatchDto, WebhookPatchDto } from '../src/webhooks/dto/webhook-patch.dto';
 import { describeEachDatabase } from './support/databases';
 import { TestApp } from './support/test-app';
@@ -69,9 +76,30 @@ interface Endpoint {
 }
 
 const ENDPOINTS: readonly Endpoint[] = [
-  { label: 'POST /api/webhook/{name}', method: 'POST', path: `/api/webhook/${TARGET_NAME}`, contentType: 'application/json', body: 'create', accepted: [201, 409] },
-  { label: 'POST /api/webhook (legacy)', method: 'POST', path: '/api/webhook', contentType: 'application/json', body: 'replace', accepted: [200] },
-  { label: 'PATCH /api/webhook/{name} (json)', method: 'PATCH', path: `/api/webhook/${SEED_NAME}`, contentType: 'application/json', body: 'patch', accepted: [200] },
+  {
+    label: 'POST /api/webhook/{name}',
+    method: 'POST',
+    path: `/api/webhook/${TARGET_NAME}`,
+    contentType: 'application/json',
+    body: 'create',
+    accepted: [201, 409],
+  },
+  {
+    label: 'POST /api/webhook (legacy)',
+    method: 'POST',
+    path: '/api/webhook',
+    contentType: 'application/json',
+    body: 'replace',
+    accepted: [200],
+  },
+  {
+    label: 'PATCH /api/webhook/{name} (json)',
+    method: 'PATCH',
+    path: `/api/webhook/${SEED_NAME}`,
+    contentType: 'application/json',
+    body: 'patch',
+    accepted: [200],
+  },
   {
     label: 'PATCH /api/webhook/{name} (merge-patch)',
     method: 'PATCH',
@@ -80,10 +108,31 @@ const ENDPOINTS: readonly Endpoint[] = [
     body: 'patch',
     accepted: [200],
   },
-  { label: 'DELETE /api/webhook (legacy)', method: 'DELETE', path: '/api/webhook', contentType: 'application/json', body: 'delete', accepted: [200] },
-  { label: 'DELETE /api/webhook/{name}', method: 'DELETE', path: `/api/webhook/${ABSENT_NAME}`, contentType: 'application/json', body: 'ignored', accepted: [404] },
+  {
+    label: 'DELETE /api/webhook (legacy)',
+    method: 'DELETE',
+    path: '/api/webhook',
+    contentType: 'application/json',
+    body: 'delete',
+    accepted: [200],
+  },
+  {
+    label: 'DELETE /api/webhook/{name}',
+    method: 'DELETE',
+    path: `/api/webhook/${ABSENT_NAME}`,
+    contentType: 'application/json',
+    body: 'ignored',
+    accepted: [404],
+  },
   { label: 'GET /api/webhook', method: 'GET', path: '/api/webhook', contentType: 'application/json', body: 'ignored', accepted: [200] },
-  { label: 'GET /api/webhook/{name}', method: 'GET', path: `/api/webhook/${SEED_NAME}`, contentType: 'application/json', body: 'ignored', accepted: [200] },
+  {
+    label: 'GET /api/webhook/{name}',
+    method: 'GET',
+    path: `/api/webhook/${SEED_NAME}`,
+    contentType: 'application/json',
+    body: 'ignored',
+    accepted: [200],
+  },
 ];
 const BODY_ENDPOINTS = ENDPOINTS.filter((endpoint) => endpoint.body !== 'ignored');
 const IGNORING_ENDPOINTS = ENDPOINTS.filter((endpoint) => endpoint.body === 'ignored');
@@ -106,7 +155,11 @@ const REJECTION_CODES: Record<Exclude<BodyKind, 'ignored'>, readonly string[]> =
  */
 type Verdict = 'valid' | 'invalid' | 'unresolvable' | 'unknown';
 
-const GROUPS: Record<string, readonly string[]> = { transaction: ['created', 'updated', 'completed'], card: ['updated'], user: ['updated'] };
+const GROUPS: Record<string, readonly string[]> = {
+  transaction: ['created', 'updated', 'completed'],
+  card: ['updated'],
+  user: ['updated'],
+};
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const VALID_URLS = [`https://${HOST}/x`, `https://${HOST}/a/b?c=d#e`, 'https://HOOKS.Example.COM:8443/p', 'https://93.184.215.14/hook'];
@@ -171,7 +224,8 @@ function combine(verdicts: readonly Verdict[]): Verdict {
 /** docs/api.md 5 fields and rules, 5.3 per operation: is this parsed body acceptable? */
 function verdictOf(kind: Exclude<BodyKind, 'ignored'>, body: unknown): Verdict {
   if (!isPlainObject(body) || hasForbiddenKey(body)) return 'invalid';
-  const members = kind === 'delete' ? ['name'] : kind === 'patch' ? ['url', ...Object.keys(GROUPS)] : ['name', 'url', ...Object.keys(GROUPS)];
+  const members =
+    kind === 'delete' ? ['name'] : kind === 'patch' ? ['url', ...Object.keys(GROUPS)] : ['name', 'url', ...Object.keys(GROUPS)];
   if (Object.keys(body).some((key) => !members.includes(key))) return 'invalid';
   const has = (key: string) => Object.hasOwn(body, key);
   const verdicts: Verdict[] = [];
@@ -208,7 +262,8 @@ function expectedOf(endpoint: Endpoint, bytes: Buffer): Expected & { verdict: Ve
   // takes only an object or an array.
   const document: unknown = JSON.parse(bytes.toString('utf8'));
   if (typeof document !== 'object' || document === null) return { statuses: [400], codes: ['bad request'], verdict: 'invalid' };
-  if (endpoint.body === 'ignored') return { statuses: endpoint.accepted, codes: endpoint.accepted.includes(404) ? ['not found'] : [], verdict: 'valid' };
+  if (endpoint.body === 'ignored')
+    return { statuses: endpoint.accepted, codes: endpoint.accepted.includes(404) ? ['not found'] : [], verdict: 'valid' };
   const verdict = verdictOf(endpoint.body, document);
   const rejected = { statuses: [400], codes: REJECTION_CODES[endpoint.body] };
   const accepted = { statuses: endpoint.accepted, codes: endpoint.accepted.includes(409) ? ['name conflict'] : [] };
@@ -291,7 +346,18 @@ function preview(bytes: Buffer): string {
 // Generators.
 
 /** Keys that reach, shadow or confuse Object.prototype and class-transformer. */
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'toJSON', 'then', '__defineGetter__', 'isPrototypeOf'];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'toJSON',
+  'then',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 const REAL_KEYS = ['name', 'url', 'transaction', 'card', 'user', 'created', 'updated', 'completed', 'secret'];
 const LOOKALIKE_KEYS = ['URL', 'url ', 'ur\u0406', '\u0443rl', 'n\u0430me', 'name\u0000', 'transaction\u200b', ''];
 
@@ -480,8 +546,7 @@ const pollutingBody = fc
       [key('name'), str(name)],
       [key('url'), str(url)],
     ];
-    const body =
-      where === 'top' ? around(base) : object([...base, [key(where), around([[key(GROUPS[where][0]), str(url)]])]]);
+    const body = where === 'top' ? around(base) : object([...base, [key(where), around([[key(GROUPS[where][0]), str(url)]])]]);
     return { body, where, path: where === 'top' ? hostile : `${where}.${hostile}` };
   });
 
@@ -506,7 +571,12 @@ const trickyBody: fc.Arbitrary<JsonText> = fc
           { weight: 5, arbitrary: anyString },
           { weight: 1, arbitrary: notString },
           { weight: 1, arbitrary: fc.constant(literal('null')) },
-          { weight: 2, arbitrary: fc.array(fc.tuple(fc.constantFrom('created', 'updated', 'completed').map(key), anyString), { maxLength: 3 }).map(object) },
+          {
+            weight: 2,
+            arbitrary: fc
+              .array(fc.tuple(fc.constantFrom('created', 'updated', 'completed').map(key), anyString), { maxLength: 3 })
+              .map(object),
+          },
         ),
       ),
       { maxLength: 4 },
@@ -540,7 +610,8 @@ const WATCHED_PROTOTYPES: Record<string, object> = {
   CardEventsPatchDto: CardEventsPatchDto.prototype,
   UserEventsPatchDto: UserEventsPatchDto.prototype,
 };
-const prototypeShapes = () => Object.fromEntries(Object.entries(WATCHED_PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto).map(String).sort()]));
+const prototypeShapes = () =>
+  Object.fromEntries(Object.entries(WATCHED_PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto).map(String).sort()]));
 const PRISTINE_PROTOTYPES = prototypeShapes();
 
 function expectNoPollution(context: string): void {
@@ -600,7 +671,9 @@ describeEachDatabase('hostile bodies', (kind) => {
         (res) => {
           const parts: Buffer[] = [];
           res.on('data', (part: Buffer) => parts.push(part));
-          res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], text: Buffer.concat(parts).toString('utf8') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, contentType: res.headers['content-type'], text: Buffer.concat(parts).toString('utf8') }),
+          );
           res.on('error', reject);
         },
       );
@@ -640,7 +713,8 @@ describeEachDatabase('hostile bodies', (kind) => {
     expectContract(answer, context, t.logs);
     expectNoPollution(context);
     const stored = await storedRows();
-    if (answer.status >= 300 || endpoint.body === 'ignored') expect(stored, `${context} answered ${answer.status} and changed the stored rows`).toBe(before);
+    if (answer.status >= 300 || endpoint.body === 'ignored')
+      expect(stored, `${context} answered ${answer.status} and changed the stored rows`).toBe(before);
     return { answer, stored };
   }
 
@@ -649,7 +723,8 @@ describeEachDatabase('hostile bodies', (kind) => {
     const expected = expectedOf(endpoint, bytes);
     const context = `${endpoint.label} with ${preview(bytes)} (oracle: ${expected.verdict})`;
     expect(expected.statuses, `${context} answered ${answer.status} ${answer.text}`).toContain(answer.status);
-    if (answer.status >= 300) expect(expected.codes, `${context} answered ${answer.status} ${answer.text}`).toContain(JSON.parse(answer.text).code);
+    if (answer.status >= 300)
+      expect(expected.codes, `${context} answered ${answer.status} ${answer.text}`).toContain(JSON.parse(answer.text).code);
     return expected.verdict;
   }
 
@@ -725,7 +800,10 @@ describeEachDatabase('hostile bodies', (kind) => {
   });
 
   it('refuses a __proto__ inside a group as bad request naming the group member', async () => {
-    const answer = await refusal(REPLACE, `{"name":"a","url":${URL_TEXT},"transaction":{"__proto__":{"polluted":1},"created":${URL_TEXT}}}`);
+    const answer = await refusal(
+      REPLACE,
+      `{"name":"a","url":${URL_TEXT},"transaction":{"__proto__":{"polluted":1},"created":${URL_TEXT}}}`,
+    );
     expect(answer).toEqual({ status: 400, body: { code: 'bad request', message: ['transaction.__proto__: unknown member'] } });
   });
 
@@ -771,7 +849,10 @@ describeEachDatabase('hostile bodies', (kind) => {
   const DEEP = 5000;
 
   it('refuses a url nested 5000 arrays deep as bad request, not 500 (regression)', async () => {
-    const answer = await refusal(CREATE, `{"name":"u13","url":${'['.repeat(DEEP)}"https://hooks.example.com/a/b?c=d#e"${']'.repeat(DEEP)}}`);
+    const answer = await refusal(
+      CREATE,
+      `{"name":"u13","url":${'['.repeat(DEEP)}"https://hooks.example.com/a/b?c=d#e"${']'.repeat(DEEP)}}`,
+    );
     expect(answer).toMatchObject({ status: 400, body: { code: 'bad request' } });
   });
 
@@ -815,9 +896,12 @@ describeEachDatabase('hostile bodies', (kind) => {
     'arbitrary JSON documents over hostile, real and random keys never earn a 5xx or a non-contract body, and are judged as docs/api.md 5 says',
     async () => {
       const session = await owner();
-      await holds(fc.oneof({ weight: 3, arbitrary: jsonDocument.object }, { weight: 1, arbitrary: jsonDocument.node }), async (body, ignoring) => {
-        await sendEverywhere(session, body, ignoring, false);
-      });
+      await holds(
+        fc.oneof({ weight: 3, arbitrary: jsonDocument.object }, { weight: 1, arbitrary: jsonDocument.node }),
+        async (body, ignoring) => {
+          await sendEverywhere(session, body, ignoring, false);
+        },
+      );
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -858,7 +942,8 @@ describeEachDatabase('hostile bodies', (kind) => {
           // The refusal names the hostile key (or a key inside its value); the legacy delete,
           // which takes no group at all, may name the group instead.
           const named = endpoint.body === 'delete' && where !== 'top' ? [path, where] : [path];
-          const naming = (line: string) => line.endsWith(': unknown member') && named.some((prefix) => line.startsWith(`${prefix}: `) || line.startsWith(`${prefix}.`));
+          const naming = (line: string) =>
+            line.endsWith(': unknown member') && named.some((prefix) => line.startsWith(`${prefix}: `) || line.startsWith(`${prefix}.`));
           expect(error.message?.filter(naming), `${endpoint.label}: ${answer.text}`).not.toEqual([]);
         }
       });

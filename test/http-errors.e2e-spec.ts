@@ -95,7 +95,9 @@ describeEachDatabase('error contract', (kind) => {
 
   describe('415 unsupported media type', () => {
     it('refuses a text/plain body on create', async () => {
-      const res = await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), `{"url":"https://${HOST}/x"}`, { 'Content-Type': 'text/plain' });
+      const res = await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), `{"url":"https://${HOST}/x"}`, {
+        'Content-Type': 'text/plain',
+      });
       expectError(res, 415, 'unsupported media type');
     });
 
@@ -136,7 +138,15 @@ describeEachDatabase('error contract', (kind) => {
 
     it('accepts application/merge-patch+json on PATCH', async () => {
       const { cookie: own } = await t.member('owner');
-      expect((await t.http().post('/api/webhook/merge').set('Cookie', own).send({ url: `https://${HOST}/x` })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/webhook/merge')
+            .set('Cookie', own)
+            .send({ url: `https://${HOST}/x` })
+        ).status,
+      ).toBe(201);
       const res = await raw(t.http().patch('/api/webhook/merge').set('Cookie', own), `{"url":"https://${HOST}/y"}`, {
         'Content-Type': 'application/merge-patch+json',
       });
@@ -193,7 +203,11 @@ describeEachDatabase('error contract', (kind) => {
     });
 
     it('refuses a JSON string at top level', async () => {
-      expectError(await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), '"https://hooks.example.com/x"', JSON_TYPE), 400, 'bad request');
+      expectError(
+        await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), '"https://hooks.example.com/x"', JSON_TYPE),
+        400,
+        'bad request',
+      );
     });
 
     it('refuses a JSON number at top level', async () => {
@@ -205,7 +219,11 @@ describeEachDatabase('error contract', (kind) => {
     });
 
     it('refuses a JSON array at top level', async () => {
-      expectError(await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), `[{"url":"https://${HOST}/x"}]`, JSON_TYPE), 400, 'bad request');
+      expectError(
+        await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), `[{"url":"https://${HOST}/x"}]`, JSON_TYPE),
+        400,
+        'bad request',
+      );
     });
   });
 
@@ -237,13 +255,21 @@ describeEachDatabase('error contract', (kind) => {
         .sort();
 
     it('PUT /api/webhook', async () => {
-      const res = await t.http().put('/api/webhook').set('Cookie', cookie).send({ name: 'a', url: `https://${HOST}/x` });
+      const res = await t
+        .http()
+        .put('/api/webhook')
+        .set('Cookie', cookie)
+        .send({ name: 'a', url: `https://${HOST}/x` });
       expectError(res, 405, 'method not allowed');
       expect(allowOf(res)).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
     });
 
     it('PUT /api/webhook/{name}', async () => {
-      const res = await t.http().put('/api/webhook/x').set('Cookie', cookie).send({ url: `https://${HOST}/x` });
+      const res = await t
+        .http()
+        .put('/api/webhook/x')
+        .set('Cookie', cookie)
+        .send({ url: `https://${HOST}/x` });
       expectError(res, 405, 'method not allowed');
       expect(allowOf(res)).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'POST']);
     });
@@ -306,8 +332,20 @@ describeEachDatabase('error contract', (kind) => {
 
     it('409 name conflict', async () => {
       const { cookie: own } = await t.member('owner');
-      await t.http().post('/api/webhook/twice').set('Cookie', own).send({ url: `https://${HOST}/x` });
-      expectError(await t.http().post('/api/webhook/twice').set('Cookie', own).send({ url: `https://${HOST}/x` }), 409, 'name conflict');
+      await t
+        .http()
+        .post('/api/webhook/twice')
+        .set('Cookie', own)
+        .send({ url: `https://${HOST}/x` });
+      expectError(
+        await t
+          .http()
+          .post('/api/webhook/twice')
+          .set('Cookie', own)
+          .send({ url: `https://${HOST}/x` }),
+        409,
+        'name conflict',
+      );
     });
   });
 
@@ -345,7 +383,11 @@ describeEachDatabase('unexpected failures', (kind) => {
     // the cause is logged, under the request id of the answer
     expect(logOf(res)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ level: 'error', msg: 'unexpected error', err: expect.objectContaining({ message: expect.stringContaining(FOREIGN_KEY_ID) }) }),
+        expect.objectContaining({
+          level: 'error',
+          msg: 'unexpected error',
+          err: expect.objectContaining({ message: expect.stringContaining(FOREIGN_KEY_ID) }),
+        }),
         expect.objectContaining({ msg: 'request', status: 500 }),
       ]),
     );
@@ -353,10 +395,24 @@ describeEachDatabase('unexpected failures', (kind) => {
 
   it('answers a legacy create-or-update of a webhook whose secret cannot be opened 500 internal error', async () => {
     const { cookie } = await t.member('owner');
-    expect((await t.http().post('/api/webhook/sealed').set('Cookie', cookie).send({ url: `https://${HOST}/a` })).status).toBe(201);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/webhook/sealed')
+          .set('Cookie', cookie)
+          .send({ url: `https://${HOST}/a` })
+      ).status,
+    ).toBe(201);
     await t.dataSource.query('UPDATE webhooks SET secret_key_id = ? WHERE name = ?', [FOREIGN_KEY_ID, 'sealed']);
 
-    expectInternalError(await t.http().post('/api/webhook').set('Cookie', cookie).send({ name: 'sealed', url: `https://${HOST}/b` }));
+    expectInternalError(
+      await t
+        .http()
+        .post('/api/webhook')
+        .set('Cookie', cookie)
+        .send({ name: 'sealed', url: `https://${HOST}/b` }),
+    );
   });
 
   it('answers card provisioning whose stored secret cannot be opened 500 internal error', async () => {
@@ -393,7 +449,12 @@ describeEachDatabase('database unreachable (DataSource destroyed)', (kind) => {
   });
 
   it('answers a create 503 unavailable', async () => {
-    const res = await t.http().post('/api/webhook/down').set('Cookie', cookie).timeout(REQUEST_TIMEOUT_MS).send({ url: `https://${HOST}/x` });
+    const res = await t
+      .http()
+      .post('/api/webhook/down')
+      .set('Cookie', cookie)
+      .timeout(REQUEST_TIMEOUT_MS)
+      .send({ url: `https://${HOST}/x` });
     expectError(res, 503, 'unavailable');
   });
 
@@ -459,7 +520,12 @@ describeOnMariadb('database unreachable (connection to MariaDB cut)', () => {
   });
 
   it('answers a legacy create-or-update 503 unavailable', async () => {
-    const res = await t.http().post('/api/webhook').set('Cookie', cookie).timeout(REQUEST_TIMEOUT_MS).send({ name: 'down', url: `https://${HOST}/x` });
+    const res = await t
+      .http()
+      .post('/api/webhook')
+      .set('Cookie', cookie)
+      .timeout(REQUEST_TIMEOUT_MS)
+      .send({ name: 'down', url: `https://${HOST}/x` });
     expectError(res, 503, 'unavailable');
   });
 

@@ -23,7 +23,11 @@ describeEachDatabase('organization isolation', (kind) => {
   async function twoOrganizations() {
     const a = await t.member('owner');
     const b = await t.member('owner');
-    const created = await t.http().post('/api/webhook/shared').set('Cookie', a.cookie).send({ url: A_URL, card: { updated: `${A_URL}/card` } });
+    const created = await t
+      .http()
+      .post('/api/webhook/shared')
+      .set('Cookie', a.cookie)
+      .send({ url: A_URL, card: { updated: `${A_URL}/card` } });
     expect(created.status).toBe(201);
     return { a, b, secretOfA: created.body.secret as string };
   }
@@ -49,11 +53,13 @@ describeEachDatabase('organization isolation', (kind) => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
     });
 
-    it("shows B only its own webhooks when both have some", async () => {
+    it('shows B only its own webhooks when both have some', async () => {
       const { a, b } = await twoOrganizations();
       expect((await t.http().post('/api/webhook/only-b').set('Cookie', b.cookie).send({ url: B_URL })).status).toBe(201);
       expect((await t.http().get('/api/webhook').set('Cookie', b.cookie)).body).toEqual({ 'only-b': { url: B_URL } });
-      expect((await t.http().get('/api/webhook').set('Cookie', a.cookie)).body).toEqual({ shared: { url: A_URL, card: { updated: `${A_URL}/card` } } });
+      expect((await t.http().get('/api/webhook').set('Cookie', a.cookie)).body).toEqual({
+        shared: { url: A_URL, card: { updated: `${A_URL}/card` } },
+      });
     });
   });
 
@@ -115,7 +121,11 @@ describeEachDatabase('organization isolation', (kind) => {
     it("lets B patch its own webhook of A's name without touching A's", async () => {
       const { a, b } = await twoOrganizations();
       expect((await t.http().post('/api/webhook/shared').set('Cookie', b.cookie).send({ url: B_URL })).status).toBe(201);
-      const res = await t.http().patch('/api/webhook/shared').set('Cookie', b.cookie).send({ url: `${B_URL}/v2`, card: null });
+      const res = await t
+        .http()
+        .patch('/api/webhook/shared')
+        .set('Cookie', b.cookie)
+        .send({ url: `${B_URL}/v2`, card: null });
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { name: 'shared', url: `${B_URL}/v2` } });
       await expectAUntouched(a.cookie);
     });

@@ -22,11 +22,18 @@ type Labels = Record<string, string>;
 
 /** The value of one sample of a scrape (its labels exactly these), or undefined when it has none. */
 function sample(scrape: string, name: string, labels: Labels = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`).sort().join(',');
+  const wanted = Object.entries(labels)
+    .map(([label, value]) => `${label}="${value}"`)
+    .sort()
+    .join(',');
   for (const line of scrape.split('\n')) {
     const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(/,(?=[A-Za-z_]\w*=")/).filter((pair) => pair !== '').sort().join(',');
+    const have = (match[2] ?? '')
+      .split(/,(?=[A-Za-z_]\w*=")/)
+      .filter((pair) => pair !== '')
+      .sort()
+      .join(',');
     if (have === wanted) return Number(match[3]);
   }
   return undefined;
@@ -91,7 +98,15 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
   async function organizationWith(path: string): Promise<{ organizationId: number; cookie: string; name: string }> {
     const { organizationId, cookie } = await t.member('owner');
     const name = hookName();
-    expect((await t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send({ url: `https://${HOOKS}${path}` })).status).toBe(201);
+    expect(
+      (
+        await t
+          .http()
+          .post(`/api/webhook/${name}`)
+          .set('Cookie', cookie)
+          .send({ url: `https://${HOOKS}${path}` })
+      ).status,
+    ).toBe(201);
     return { organizationId, cookie, name };
   }
 
@@ -102,7 +117,9 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
     const text = await scrape();
     expect(sample(text, 'platform_api_http_requests_total', { route: '/api/webhook/:name', method: 'GET', status: '404' })).toBe(1);
     expect(sample(text, 'platform_api_http_request_duration_seconds_count', { route: '/api/webhook/:name', method: 'GET' })).toBe(1);
-    expect(sample(text, 'platform_api_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'platform_api_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(text).not.toContain('no-such');
   });
 
@@ -112,7 +129,10 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
     const a = await organizationWith(ok);
     const b = await organizationWith(gone);
     const first = await sendEvent({ type: 'transaction.created', organization: a.organizationId, data: {} }, { 'Idempotency-Key': 'once' });
-    const replay = await sendEvent({ type: 'transaction.created', organization: a.organizationId, data: {} }, { 'Idempotency-Key': 'once' });
+    const replay = await sendEvent(
+      { type: 'transaction.created', organization: a.organizationId, data: {} },
+      { 'Idempotency-Key': 'once' },
+    );
     expect([first.status, replay.status, replay.body.id]).toEqual([202, 202, first.body.id]);
     expect((await sendEvent({ type: 'user.updated', organization: b.organizationId, data: {} })).status).toBe(202);
     await receiver.waitFor(ok, 1);
@@ -144,11 +164,22 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
   it('reads the queue into gauges: pending deliveries, the oldest due one, open breakers and disabled webhooks', async () => {
     const { organizationId, cookie, name } = await organizationWith('/held');
     const off = hookName();
-    expect((await t.http().post(`/api/webhook/${off}`).set('Cookie', cookie).send({ url: `https://${HOOKS}/off` })).status).toBe(201);
+    expect(
+      (
+        await t
+          .http()
+          .post(`/api/webhook/${off}`)
+          .set('Cookie', cookie)
+          .send({ url: `https://${HOOKS}/off` })
+      ).status,
+    ).toBe(201);
     const idOf = async (webhook: string) => Number((await t.dataSource.query('SELECT id FROM webhooks WHERE name = ?', [webhook]))[0].id);
     const now = Date.now();
     // The breaker of one holds its deliveries back (pending, due, not attempted); the other is disabled.
-    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, breaker_failures, breaker_open_until) VALUES (?, 5, ?)', [await idOf(name), sqlTimestamp(new Date(now + 3_600_000))]);
+    await t.dataSource.query('INSERT INTO webhook_health (webhook_id, breaker_failures, breaker_open_until) VALUES (?, 5, ?)', [
+      await idOf(name),
+      sqlTimestamp(new Date(now + 3_600_000)),
+    ]);
     await t.dataSource.query('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(new Date(now)), await idOf(off)]);
     expect((await sendEvent({ type: 'user.updated', organization: organizationId, data: {} })).body.deliveries).toBe(2);
 

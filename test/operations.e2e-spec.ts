@@ -38,16 +38,32 @@ const WEBHOOK_OPERATIONS: { path: string; method: string; success: number; error
     path: '/api/webhook',
     method: 'post',
     success: 200,
-    errors: { ...AUTH_ERRORS, ...BODY_ERRORS, 400: ['invalid name', 'bad request', 'invalid url', 'limit reached'], 503: ['dns unavailable'] },
+    errors: {
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      400: ['invalid name', 'bad request', 'invalid url', 'limit reached'],
+      503: ['dns unavailable'],
+    },
   },
   {
     path: '/api/webhook/{name}',
     method: 'patch',
     success: 200,
-    errors: { ...AUTH_ERRORS, ...BODY_ERRORS, 400: ['invalid name', 'bad request', 'invalid url'], 404: ['not found'], 503: ['dns unavailable'] },
+    errors: {
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      400: ['invalid name', 'bad request', 'invalid url'],
+      404: ['not found'],
+      503: ['dns unavailable'],
+    },
   },
   { path: '/api/webhook/{name}', method: 'delete', success: 200, errors: { ...AUTH_ERRORS, 400: ['invalid name'], 404: ['not found'] } },
-  { path: '/api/webhook', method: 'delete', success: 200, errors: { ...AUTH_ERRORS, ...BODY_ERRORS, 400: ['invalid name', 'bad request'] } },
+  {
+    path: '/api/webhook',
+    method: 'delete',
+    success: 200,
+    errors: { ...AUTH_ERRORS, ...BODY_ERRORS, 400: ['invalid name', 'bad request'] },
+  },
 ];
 
 describeEachDatabase('health', (kind) => {
@@ -124,7 +140,10 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
 
   it('lists exactly the webhook operations under /api/webhook and /api/webhook/{name}', () => {
     const paths = doc.paths as Record<string, Json>;
-    const methods = (path: string) => Object.keys(paths[path] ?? {}).filter((key) => key !== 'parameters').sort();
+    const methods = (path: string) =>
+      Object.keys(paths[path] ?? {})
+        .filter((key) => key !== 'parameters')
+        .sort();
     expect(methods('/api/webhook')).toEqual(['delete', 'get', 'post']);
     expect(methods('/api/webhook/{name}')).toEqual(['delete', 'get', 'patch', 'post']);
   });
@@ -217,7 +236,10 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
   it('documents 503 unavailable (database unreachable, docs/api.md 7) on every webhook operation', () => {
     for (const { path, method } of WEBHOOK_OPERATIONS) {
       const codes = responses(path, method)[503] && ((errorSchema(path, method, 503).properties as Json).code as Json).enum;
-      expect({ operation: `${method} ${path}`, codes }).toEqual({ operation: `${method} ${path}`, codes: expect.arrayContaining(['unavailable']) });
+      expect({ operation: `${method} ${path}`, codes }).toEqual({
+        operation: `${method} ${path}`,
+        codes: expect.arrayContaining(['unavailable']),
+      });
     }
   });
 
@@ -244,7 +266,10 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
 
 /** Every Schema Object of an OpenAPI document, by where it is: components' schemas, and every `schema` of a parameter, media type or header. */
 function schemasOf(document: Json): [string, Json][] {
-  const found: [string, Json][] = Object.entries(((document.components as Json).schemas ?? {}) as Json).map(([name, schema]) => [`components/${name}`, schema as Json]);
+  const found: [string, Json][] = Object.entries(((document.components as Json).schemas ?? {}) as Json).map(([name, schema]) => [
+    `components/${name}`,
+    schema as Json,
+  ]);
   const walk = (node: unknown, where: string): void => {
     if (typeof node !== 'object' || node === null) return;
     for (const [key, value] of Object.entries(node)) {
@@ -281,7 +306,8 @@ describe('OpenAPI 3.1 and the event catalogue (docs/api.md 9, 10.11) [sqlite]', 
     ajv.removeKeyword('nullable');
     // The keywords the OpenAPI 3.1 dialect adds to draft 2020-12.
     ajv.addVocabulary(['discriminator', 'example', 'externalDocs', 'xml']);
-    const toComponents = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    const toComponents = (schema: Json): Json =>
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
     ajv.addSchema({ $id: 'components', $defs: toComponents(((doc.components as Json).schemas ?? {}) as Json) });
     const schemas = schemasOf(doc);
     expect(schemas.length).toBeGreaterThan(100);
@@ -317,7 +343,11 @@ describe('OpenAPI 3.1 and the event catalogue (docs/api.md 9, 10.11) [sqlite]', 
         ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent'].map((name) => [name, 'header', true]),
       );
       const media = ((item.post.requestBody as Json).content as Json)['application/json'] as Json;
-      expect(media.schema).toMatchObject({ required: ['type', 'timestamp', 'data'], additionalProperties: false, properties: { type: { const: type } } });
+      expect(media.schema).toMatchObject({
+        required: ['type', 'timestamp', 'data'],
+        additionalProperties: false,
+        properties: { type: { const: type } },
+      });
       const headers = Object.fromEntries(parameters.map(({ name, example }) => [name as string, example as string]));
       expect(validator.check({ method: 'POST', headers, body: JSON.stringify(media.example) })).toEqual({ type, problems: [] });
       expect(Object.keys(item.post.responses as Json).sort()).toEqual(['2XX', '410', '429', '503', 'default']);
@@ -401,21 +431,36 @@ describeEachDatabase('request logs', (kind) => {
     };
 
     const created = await send((id) =>
-      t.http().post('/api/webhook/logged').set('Cookie', owner.cookie).set('X-Request-Id', id).send({ url: `https://${HOST}/a` }),
+      t
+        .http()
+        .post('/api/webhook/logged')
+        .set('Cookie', owner.cookie)
+        .set('X-Request-Id', id)
+        .send({ url: `https://${HOST}/a` }),
     );
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_/);
     forbidden.push(created.body.secret as string);
 
     const legacyNew = await send((id) =>
-      t.http().post('/api/webhook').set('Cookie', owner.cookie).set('X-Request-Id', id).send({ name: 'legacy', url: `https://${HOST}/b` }),
+      t
+        .http()
+        .post('/api/webhook')
+        .set('Cookie', owner.cookie)
+        .set('X-Request-Id', id)
+        .send({ name: 'legacy', url: `https://${HOST}/b` }),
     );
     expect(legacyNew.status).toBe(200);
     expect(legacyNew.body.secret).toMatch(/^whsec_/);
     forbidden.push(legacyNew.body.secret as string);
 
     const legacyUpdate = await send((id) =>
-      t.http().post('/api/webhook').set('Cookie', owner.cookie).set('X-Request-Id', id).send({ name: 'logged', url: `https://${HOST}/c` }),
+      t
+        .http()
+        .post('/api/webhook')
+        .set('Cookie', owner.cookie)
+        .set('X-Request-Id', id)
+        .send({ name: 'logged', url: `https://${HOST}/c` }),
     );
     expect(legacyUpdate.body.secret).toBe(created.body.secret);
 
@@ -423,7 +468,12 @@ describeEachDatabase('request logs', (kind) => {
     expect(bearer.status).toBe(401);
 
     const failing = await send((id) =>
-      t.http().post('/api/webhook/logged').set('Cookie', owner.cookie).set('X-Request-Id', id).send({ url: `https://${HOST}/d` }),
+      t
+        .http()
+        .post('/api/webhook/logged')
+        .set('Cookie', owner.cookie)
+        .set('X-Request-Id', id)
+        .send({ url: `https://${HOST}/d` }),
     );
     expect(failing.status).toBe(409);
 

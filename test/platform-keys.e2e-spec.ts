@@ -84,7 +84,13 @@ describeEachDatabase('platform keys', (kind: DatabaseKind) => {
     await t.identity.revokePlatformKey({ id });
     const [revoked, created] = await t.identity.operatorAudit(2);
     const scope = [own, other].sort((a, b) => a - b);
-    expect(created).toEqual({ id: expect.any(Number), at: expect.any(String), action: 'platform_key.created', platformKey: { id, name: 'audited' }, organizations: scope });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      at: expect.any(String),
+      action: 'platform_key.created',
+      platformKey: { id, name: 'audited' },
+      organizations: scope,
+    });
     expect(revoked).toMatchObject({ action: 'platform_key.revoked', platformKey: { id, name: 'audited' }, organizations: scope });
     expect(await audited()).toBe(before + 2);
   });

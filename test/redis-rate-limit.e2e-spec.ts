@@ -6,7 +6,15 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/crypto/opaque-token';
 import { describeEachDatabase } from './support/databases';
-import { AUTH_FAILURES_PER_ADDRESS, CLIENT_ENV, expectRateLimited, PER_ORGANIZATION, PER_SESSION, RATE_ENV, WINDOW_SECONDS } from './support/rate-limits';
+import {
+  AUTH_FAILURES_PER_ADDRESS,
+  CLIENT_ENV,
+  expectRateLimited,
+  PER_ORGANIZATION,
+  PER_SESSION,
+  RATE_ENV,
+  WINDOW_SECONDS,
+} from './support/rate-limits';
 import { TestApp } from './support/test-app';
 
 /*
@@ -54,7 +62,9 @@ async function untilCounting(app: TestApp, redis: Redis): Promise<void> {
 
 const redisUp = redisReachable(REDIS_URL);
 if (!redisUp && !process.env.CI) {
-  process.stderr.write(`\n!!! Redis not reachable at ${REDIS_URL}: the shared-counter suites of redis-rate-limit.e2e-spec.ts are SKIPPED (set CI to fail instead)\n\n`);
+  process.stderr.write(
+    `\n!!! Redis not reachable at ${REDIS_URL}: the shared-counter suites of redis-rate-limit.e2e-spec.ts are SKIPPED (set CI to fail instead)\n\n`,
+  );
 }
 
 (redisUp || process.env.CI ? describe : describe.skip)('rate limits with REDIS_URL', () => {

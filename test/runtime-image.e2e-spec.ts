@@ -52,11 +52,15 @@ describe('the runtime image', () => {
   });
 
   it('holds the packages the bundle imports and their dependencies, not the optional ones, the install-time ones or source maps', () => {
-    const manifest = JSON.parse(readFileSync(join(app, 'dist/runtime-packages.json'), 'utf8')) as { imported: string[]; optional: string[] };
+    const manifest = JSON.parse(readFileSync(join(app, 'dist/runtime-packages.json'), 'utf8')) as {
+      imported: string[];
+      optional: string[];
+    };
     const shipped = readdirSync(join(app, 'node_modules'));
     expect(shipped).toEqual(expect.arrayContaining([...manifest.imported, 'bindings', 'file-uri-to-path']));
     expect(manifest.optional).toEqual(expect.arrayContaining(['@nestjs/microservices', 'prettier', 'typescript']));
-    for (const absent of [...manifest.optional, 'prebuild-install', 'mysql2', 'typeorm', '@nestjs']) expect(shipped).not.toContain(absent.split('/')[0]);
+    for (const absent of [...manifest.optional, 'prebuild-install', 'mysql2', 'typeorm', '@nestjs'])
+      expect(shipped).not.toContain(absent.split('/')[0]);
     expect(readdirSync(app, { recursive: true }).filter((path) => String(path).endsWith('.map'))).toEqual([]);
   });
 

@@ -53,12 +53,21 @@ describeEachDatabase('sealed secrets bound to their rows', (kind) => {
   }
 
   async function createWebhook(cookie: string, name: string): Promise<string> {
-    const res = await t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send({ url: `https://${HOST}/${name}` });
+    const res = await t
+      .http()
+      .post(`/api/webhook/${name}`)
+      .set('Cookie', cookie)
+      .send({ url: `https://${HOST}/${name}` });
     expect(res.status).toBe(201);
     return res.body.secret as string;
   }
 
-  const legacyUpsert = (cookie: string, name: string) => t.http().post('/api/webhook').set('Cookie', cookie).send({ name, url: `https://${HOST}/again` });
+  const legacyUpsert = (cookie: string, name: string) =>
+    t
+      .http()
+      .post('/api/webhook')
+      .set('Cookie', cookie)
+      .send({ name, url: `https://${HOST}/again` });
   const provision = (token: string) => t.http().get('/api/card/provisioning').set('Authorization', `Bearer ${token}`);
 
   async function copyWebhookSecret(from: { secret: string; keyId: string }, to: { id: number }): Promise<void> {
@@ -72,7 +81,11 @@ describeEachDatabase('sealed secrets bound to their rows', (kind) => {
       'SELECT provisioning_secret AS secret, provisioning_secret_key_id AS keyId FROM cards WHERE id = ?',
       [victim.cardId],
     );
-    await t.dataSource.query('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [stolen.secret, stolen.keyId, thief.cardId]);
+    await t.dataSource.query('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [
+      stolen.secret,
+      stolen.keyId,
+      thief.cardId,
+    ]);
 
     const res = await provision(thief.token);
     expectInternalErrorLogged(res);
@@ -97,7 +110,10 @@ describeEachDatabase('sealed secrets bound to their rows', (kind) => {
     const thief = await t.member('owner');
     const victimSecret = await createWebhook(victim.cookie, 'same-name');
     await createWebhook(thief.cookie, 'same-name');
-    await copyWebhookSecret(await webhookSecretColumns(victim.organizationId, 'same-name'), await webhookSecretColumns(thief.organizationId, 'same-name'));
+    await copyWebhookSecret(
+      await webhookSecretColumns(victim.organizationId, 'same-name'),
+      await webhookSecretColumns(thief.organizationId, 'same-name'),
+    );
 
     const res = await legacyUpsert(thief.cookie, 'same-name');
     expectInternalErrorLogged(res);
@@ -112,8 +128,16 @@ describeEachDatabase('sealed secrets bound to their rows', (kind) => {
     const unboundWebhook = sealUnbound(t.config.secretKeys.current, webhookSecret);
     const unboundCard = sealUnbound(previousKey, 'pss-older');
     const { id: webhookId } = await webhookSecretColumns(organizationId, 'older');
-    await t.dataSource.query('UPDATE webhooks SET secret = ?, secret_key_id = ? WHERE id = ?', [unboundWebhook.ciphertext, unboundWebhook.keyId, webhookId]);
-    await t.dataSource.query('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [unboundCard.ciphertext, unboundCard.keyId, card.cardId]);
+    await t.dataSource.query('UPDATE webhooks SET secret = ?, secret_key_id = ? WHERE id = ?', [
+      unboundWebhook.ciphertext,
+      unboundWebhook.keyId,
+      webhookId,
+    ]);
+    await t.dataSource.query('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [
+      unboundCard.ciphertext,
+      unboundCard.keyId,
+      card.cardId,
+    ]);
     expectInternalErrorLogged(await provision(card.token));
 
     await t.dataSource.query('DELETE FROM migrations WHERE name = ?', [BIND_MIGRATION]);
@@ -121,7 +145,9 @@ describeEachDatabase('sealed secrets bound to their rows', (kind) => {
 
     expect((await legacyUpsert(cookie, 'older')).body.secret).toBe(webhookSecret);
     expect((await provision(card.token)).body).toEqual({ id: 'prov-older', secret: 'pss-older' });
-    const [resealed]: { keyId: string }[] = await t.dataSource.query('SELECT provisioning_secret_key_id AS keyId FROM cards WHERE id = ?', [card.cardId]);
+    const [resealed]: { keyId: string }[] = await t.dataSource.query('SELECT provisioning_secret_key_id AS keyId FROM cards WHERE id = ?', [
+      card.cardId,
+    ]);
     expect(resealed.keyId).toBe(keyIdOf(t.config.secretKeys.current));
   });
 });

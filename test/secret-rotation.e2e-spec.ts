@@ -25,7 +25,10 @@ describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
-    t = await TestApp.start(kind, { zone: { [HOOKS]: { A: [PUBLIC_A] } }, env: { DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100' } });
+    t = await TestApp.start(kind, {
+      zone: { [HOOKS]: { A: [PUBLIC_A] } },
+      env: { DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100' },
+    });
     platformKey = (await t.identity.createPlatformKey('platform')).token;
   });
   afterAll(async () => {
@@ -37,7 +40,11 @@ describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
   async function webhook(): Promise<{ organizationId: number; cookie: string; path: string; secret: string }> {
     const path = `/${randomBytes(6).toString('hex')}`;
     const owner = await t.member('owner');
-    const res = await t.http().post('/api/webhook/rotating').set('Cookie', owner.cookie).send({ url: `https://${HOOKS}${path}` });
+    const res = await t
+      .http()
+      .post('/api/webhook/rotating')
+      .set('Cookie', owner.cookie)
+      .send({ url: `https://${HOOKS}${path}` });
     expect(res.status).toBe(201);
     return { ...owner, path, secret: res.body.secret };
   }
@@ -50,7 +57,11 @@ describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
   /** Sends an event and returns the request the receiver got for it. */
   async function delivered(organizationId: number, path: string): Promise<ReceivedRequest> {
     const before = receiver.received.filter((r) => r.path === path).length;
-    const res = await t.http().post('/api/events').set('Authorization', `Bearer ${platformKey}`).send({ type: 'user.updated', organization: organizationId, data: {} });
+    const res = await t
+      .http()
+      .post('/api/events')
+      .set('Authorization', `Bearer ${platformKey}`)
+      .send({ type: 'user.updated', organization: organizationId, data: {} });
     expect(res.status).toBe(202);
     return (await receiver.waitFor(path, before + 1))[before];
   }
@@ -115,7 +126,11 @@ describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
   it('keeps the current secret in the legacy create-or-update', async () => {
     const { cookie, path } = await webhook();
     const { secret: fresh } = (await rotate(cookie, { graceSeconds: 0 })).body;
-    const legacy = await t.http().post('/api/webhook').set('Cookie', cookie).send({ name: 'rotating', url: `https://${HOOKS}${path}` });
+    const legacy = await t
+      .http()
+      .post('/api/webhook')
+      .set('Cookie', cookie)
+      .send({ name: 'rotating', url: `https://${HOOKS}${path}` });
     expect(legacy.body.secret).toBe(fresh);
   });
 

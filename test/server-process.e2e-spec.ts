@@ -25,7 +25,11 @@ type Server = ReturnType<typeof startServer> & { base: string };
 
 const newKey = (): string => randomBytes(32).toString('base64');
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'platform-api-process-'));
-const lines = (output: string[]): string[] => output.join('').split('\n').filter((line) => line.trim() !== '');
+const lines = (output: string[]): string[] =>
+  output
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 
 /** Ports that were free a moment ago: bound to port 0 together (so distinct), then closed. */
 /** Every server a suite starts, so that afterEach/afterAll can kill what is still running. */
@@ -45,10 +49,12 @@ class Servers {
   }
 
   async killAll(): Promise<void> {
-    await Promise.all(this.started.splice(0).map(({ child, exited }) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      return exited;
-    }));
+    await Promise.all(
+      this.started.splice(0).map(({ child, exited }) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        return exited;
+      }),
+    );
   }
 }
 
@@ -139,7 +145,10 @@ describe('invalid configuration', () => {
 
   it('NODE_ENV=production without SECRET_KEY refuses to start, naming SECRET_KEY, and writes no key file', async () => {
     const dir = mkdtempSync(join(cwd, 'production-'));
-    const server = await servers.start({ NODE_ENV: 'production', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LOG_LEVEL: 'silent' }, dir);
+    const server = await servers.start(
+      { NODE_ENV: 'production', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LOG_LEVEL: 'silent' },
+      dir,
+    );
     const { code, signal } = await exitOf(server);
     expect(signal).toBeNull();
     expect(code).not.toBe(0);
@@ -189,8 +198,12 @@ describe('outside production without SECRET_KEY', () => {
       const again = await servers.start({ LOG_LEVEL: 'warn' }, cwd);
       await healthy(again);
       // the log is flushed at least every second
-      for (let waited = 0; waited < 3000 && !again.output.join('').includes('chmod 600'); waited += 100) await new Promise((r) => setTimeout(r, 100));
-      const warning = again.output.join('').split('\n').find((line) => line.includes('chmod 600'));
+      for (let waited = 0; waited < 3000 && !again.output.join('').includes('chmod 600'); waited += 100)
+        await new Promise((r) => setTimeout(r, 100));
+      const warning = again.output
+        .join('')
+        .split('\n')
+        .find((line) => line.includes('chmod 600'));
       expect(warning, again.output.join('')).toBeDefined();
       expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', msg: expect.stringContaining(join(cwd, 'data', 'secret.key')) });
     } finally {
@@ -223,7 +236,9 @@ describe('MIGRATE_ON_START=false', () => {
     const tables = (): string[] => {
       const db = new SqliteDatabase(file, { readonly: true });
       try {
-        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+          (row) => row.name,
+        );
       } finally {
         db.close();
       }
@@ -244,7 +259,10 @@ describe('API_PREFIX=/v2', () => {
 
   beforeAll(async () => {
     cwd = tempDir();
-    server = await servers.start({ API_PREFIX: '/v2', DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' }, cwd);
+    server = await servers.start(
+      { API_PREFIX: '/v2', DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'silent' },
+      cwd,
+    );
     await healthy(server);
   });
   afterAll(async () => {
@@ -310,7 +328,9 @@ describe('METRICS_PORT', () => {
     const [port] = await freePorts(1);
     const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(port) }, cwd);
     expect((await exitOf(server)).code).not.toBe(0);
-    expect(lines(server.output)).toEqual([`invalid configuration: METRICS_PORT: must differ from PORT (${port}): metrics are never served on the public port`]);
+    expect(lines(server.output)).toEqual([
+      `invalid configuration: METRICS_PORT: must differ from PORT (${port}): metrics are never served on the public port`,
+    ]);
   });
 });
 
@@ -343,11 +363,17 @@ describeEachDatabase('SIGTERM', (kind) => {
     const answer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
       const body = JSON.stringify({ url: `https://${host}/events` });
       const url = new URL(`/api/webhook/${name}`, server.base);
-      request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), cookie } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      }).on('error', reject).end(body);
+      request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), cookie } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        },
+      )
+        .on('error', reject)
+        .end(body);
     }).finally(() => {
       settled = true;
     });
@@ -480,20 +506,28 @@ describeOnMariadb('three servers starting at once on one empty database', () => 
     await db?.drop();
   });
 
-  it('all become healthy', async () => {
-    const results = await ready;
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
-  }, SLOW_MS);
+  it(
+    'all become healthy',
+    async () => {
+      const results = await ready;
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    },
+    SLOW_MS,
+  );
 
-  it('apply each migration exactly once', async () => {
-    await ready;
-    const connection = await mysql.createConnection({ uri: db.url });
-    try {
-      const [rows] = await connection.query('SELECT name FROM migrations ORDER BY name');
-      const names = (rows as { name: string }[]).map((row) => row.name);
-      expect(names).toEqual(migrationNames('mariadb').sort());
-    } finally {
-      await connection.end();
-    }
-  }, SLOW_MS);
+  it(
+    'apply each migration exactly once',
+    async () => {
+      await ready;
+      const connection = await mysql.createConnection({ uri: db.url });
+      try {
+        const [rows] = await connection.query('SELECT name FROM migrations ORDER BY name');
+        const names = (rows as { name: string }[]).map((row) => row.name);
+        expect(names).toEqual(migrationNames('mariadb').sort());
+      } finally {
+        await connection.end();
+      }
+    },
+    SLOW_MS,
+  );
 });

@@ -178,7 +178,12 @@ function httpOf(request: Request, dice: Dice): { method: string; path: string; b
       return { method: 'POST', path: '/api/webhook', body: request.body };
     case 'patch':
       // docs/api.md 4: PATCH takes either media type.
-      return { method: 'PATCH', path: `/api/webhook/${request.name}`, body: request.body, contentType: dice.pick(['application/json', 'application/merge-patch+json']) };
+      return {
+        method: 'PATCH',
+        path: `/api/webhook/${request.name}`,
+        body: request.body,
+        contentType: dice.pick(['application/json', 'application/merge-patch+json']),
+      };
     case 'delete':
       return { method: 'DELETE', path: `/api/webhook/${request.name}` };
     case 'legacy delete':
@@ -282,7 +287,13 @@ describeOnMariadb('soak: many instances, one database', () => {
   }, 60_000);
 
   /** One request, with the times that bound its effect. */
-  async function send(id: number, instance: number, organization: (typeof organizations)[number], request: Request, dice: Dice): Promise<Answer> {
+  async function send(
+    id: number,
+    instance: number,
+    organization: (typeof organizations)[number],
+    request: Request,
+    dice: Dice,
+  ): Promise<Answer> {
     const { method, path, body, contentType } = httpOf(request, dice);
     const headers: Record<string, string> = { cookie: organization.cookie };
     if (body) headers['content-type'] = contentType ?? 'application/json';
@@ -295,7 +306,16 @@ describeOnMariadb('soak: many instances, one database', () => {
         signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
       });
       const text = await response.text();
-      return { id, organization: organization.id, instance, request, sent, received: performance.now(), status: response.status, body: parseBody(text) };
+      return {
+        id,
+        organization: organization.id,
+        instance,
+        request,
+        sent,
+        received: performance.now(),
+        status: response.status,
+        body: parseBody(text),
+      };
     } catch (error) {
       return { id, organization: organization.id, instance, request, sent, received: performance.now(), status: null, body: String(error) };
     }
@@ -324,7 +344,11 @@ describeOnMariadb('soak: many instances, one database', () => {
           const urls: Urls = { url: String(row.url), events };
           let secret: string;
           try {
-            const binding = { table: 'webhooks', organizationId: organizationOfSource.get(Number(row.source_id)) ?? 0, row: String(row.name) } as const;
+            const binding = {
+              table: 'webhooks',
+              organizationId: organizationOfSource.get(Number(row.source_id)) ?? 0,
+              row: String(row.name),
+            } as const;
             secret = box.open({ ciphertext: String(row.secret), keyId: String(row.secret_key_id) }, binding);
           } catch (error) {
             secret = `(cannot decrypt: ${(error as Error).message})`;
@@ -368,7 +392,10 @@ describeOnMariadb('soak: many instances, one database', () => {
              FROM webhook_sources ws LEFT JOIN webhooks w ON w.source_id = ws.id
             GROUP BY ws.id, ws.organization_id`,
         );
-        samples.push({ at, sources: rows.map((row) => ({ id: Number(row.id), organizationId: Number(row.organization_id), webhooks: Number(row.webhooks) })) });
+        samples.push({
+          at,
+          sources: rows.map((row) => ({ id: Number(row.id), organizationId: Number(row.organization_id), webhooks: Number(row.webhooks) })),
+        });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {
@@ -380,7 +407,9 @@ describeOnMariadb('soak: many instances, one database', () => {
   it(
     `leaves the database and every instance consistent with every acknowledged answer (${SECONDS} s of load)`,
     async () => {
-      say(`seed ${SEED} (SOAK_SEED), ${SECONDS} s (SOAK_SECONDS), ${CLIENTS} clients, ${INSTANCES} instances, ${ORGANIZATIONS} organizations x ${NAMES.length} names`);
+      say(
+        `seed ${SEED} (SOAK_SEED), ${SECONDS} s (SOAK_SECONDS), ${CLIENTS} clients, ${INSTANCES} instances, ${ORGANIZATIONS} organizations x ${NAMES.length} names`,
+      );
       const answers: Answer[] = [];
       let nextId = 0;
 
@@ -428,7 +457,13 @@ describeOnMariadb('soak: many instances, one database', () => {
         )),
       );
       const drained = await snapshot();
-      for (const violation of checkSoak({ organizations: organizationIds, names: NAMES, answers, database: drained, listings: await listings() })) {
+      for (const violation of checkSoak({
+        organizations: organizationIds,
+        names: NAMES,
+        answers,
+        database: drained,
+        listings: await listings(),
+      })) {
         violations.add(violation);
       }
       servers.forEach(({ child, output }, i) => {
@@ -440,16 +475,28 @@ describeOnMariadb('soak: many instances, one database', () => {
       const load = answers.slice(0, loadCount);
       say(`${load.length} operations in ${elapsed.toFixed(1)} s: ${(load.length / elapsed).toFixed(0)} ops/s`);
       for (const [kind, counts] of Object.entries(statusCounts(load))) {
-        say(`  ${kind.padEnd(14)} ${Object.entries(counts).map(([status, n]) => `${status}: ${n}`).join(', ')}`);
+        say(
+          `  ${kind.padEnd(14)} ${Object.entries(counts)
+            .map(([status, n]) => `${status}: ${n}`)
+            .join(', ')}`,
+        );
       }
-      for (const [kind, [p50, p99]] of Object.entries(latencies(load))) say(`  ${kind.padEnd(14)} latency p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`);
-      say(`after the load: ${loaded.webhooks.length} webhooks, ${loaded.sources.length} source rows; ${samples.length} samples of the source rows during it`);
-      say(`after the drain (${answers.length - loadCount} deletes): ${drained.webhooks.length} webhooks, ${drained.sources.length} source rows`);
+      for (const [kind, [p50, p99]] of Object.entries(latencies(load)))
+        say(`  ${kind.padEnd(14)} latency p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`);
+      say(
+        `after the load: ${loaded.webhooks.length} webhooks, ${loaded.sources.length} source rows; ${samples.length} samples of the source rows during it`,
+      );
+      say(
+        `after the drain (${answers.length - loadCount} deletes): ${drained.webhooks.length} webhooks, ${drained.sources.length} source rows`,
+      );
       say(`${violations.size} violation(s)`);
       for (const violation of violations) say(`VIOLATION ${violation}`);
       if (violations.size > 0) {
         const dump = join(tmpdir(), `soak-${SEED}-${Date.now()}.json`);
-        writeFileSync(dump, JSON.stringify({ seed: SEED, organizations: organizationIds, names: NAMES, answers, loaded, drained, samples }));
+        writeFileSync(
+          dump,
+          JSON.stringify({ seed: SEED, organizations: organizationIds, names: NAMES, answers, loaded, drained, samples }),
+        );
         say(`every answer, the rows and the samples: ${dump}`);
         servers.forEach(({ output }, i) => say(`instance ${i} output (tail): ${output.join('').slice(-3000)}`));
       }
@@ -458,7 +505,19 @@ describeOnMariadb('soak: many instances, one database', () => {
       // operations (so names did appear and disappear under the clients), otherwise the
       // checks above would have had little to judge.
       const counts = statusCounts(load);
-      const outcomes = ['create 201', 'create 409', 'patch 200', 'patch 404', 'delete 200', 'delete 404', 'read 200', 'read 404', 'legacy create 200', 'legacy delete 200', 'list 200'];
+      const outcomes = [
+        'create 201',
+        'create 409',
+        'patch 200',
+        'patch 404',
+        'delete 200',
+        'delete 404',
+        'read 200',
+        'read 404',
+        'legacy create 200',
+        'legacy delete 200',
+        'list 200',
+      ];
       expect(
         outcomes.filter((outcome) => {
           const [, kind, status] = /^(.*) (\d+)$/.exec(outcome)!;

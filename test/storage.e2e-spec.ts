@@ -63,7 +63,10 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
 
     const cells = await everyStoredValue();
     for (const form of plainForms(secret, secret.slice('whsec_'.length), 'base64')) {
-      expect(cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())), form).toEqual([]);
+      expect(
+        cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())),
+        form,
+      ).toEqual([]);
     }
   });
 
@@ -75,22 +78,33 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
     const stored = await storedSecret(organizationId, 'sealed');
     expect(stored.secret).not.toContain(created.body.secret.slice('whsec_'.length));
     expect(stored.keyId).toBe(keyIdOf(t.config.secretKeys.current));
-    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'sealed' })).toBe(created.body.secret);
+    expect(
+      t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'sealed' }),
+    ).toBe(created.body.secret);
   });
 
   it('stores the signing secret of a legacy create sealed too, opening to the returned secret', async () => {
     const { organizationId, cookie } = await t.member('owner');
-    const created = await t.http().post('/api/webhook').set('Cookie', cookie).send({ name: 'legacy', url: 'https://hooks.example.com/legacy' });
+    const created = await t
+      .http()
+      .post('/api/webhook')
+      .set('Cookie', cookie)
+      .send({ name: 'legacy', url: 'https://hooks.example.com/legacy' });
     expect(created.status).toBe(200);
     const secret: string = created.body.secret;
 
     const stored = await storedSecret(organizationId, 'legacy');
     const cells = await everyStoredValue();
     for (const form of plainForms(secret, secret.slice('whsec_'.length), 'base64')) {
-      expect(cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())), form).toEqual([]);
+      expect(
+        cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())),
+        form,
+      ).toEqual([]);
     }
     expect(stored.keyId).toBe(keyIdOf(t.config.secretKeys.current));
-    expect(t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'legacy' })).toBe(secret);
+    expect(
+      t.app.get(SecretBox).open({ ciphertext: stored.secret, keyId: stored.keyId }, { table: 'webhooks', organizationId, row: 'legacy' }),
+    ).toBe(secret);
   });
 
   it('stores a session token only as its hex SHA-256', async () => {
@@ -102,7 +116,10 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
     for (const { hash } of hashes) expect(hash).toMatch(/^[0-9a-f]{64}$/);
     const cells = await everyStoredValue();
     for (const form of plainForms(token, token, 'base64url')) {
-      expect(cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())), form).toEqual([]);
+      expect(
+        cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())),
+        form,
+      ).toEqual([]);
     }
   });
 
@@ -115,7 +132,10 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
     for (const { hash } of hashes) expect(hash).toMatch(/^[0-9a-f]{64}$/);
     const cells = await everyStoredValue();
     for (const form of plainForms(token, token, 'base64url')) {
-      expect(cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())), form).toEqual([]);
+      expect(
+        cells.filter((cell) => cell.toLowerCase().includes(form.toLowerCase())),
+        form,
+      ).toEqual([]);
     }
   });
 
@@ -136,7 +156,11 @@ describe('secrets in the SQLite files', () => {
     const wallet = await t.identity.createWalletToken(userId, 3600);
     const created = await t.http().post('/api/webhook/file').set('Cookie', cookie).send({ url: 'https://hooks.example.com/file' });
     expect(created.status).toBe(201);
-    const legacy = await t.http().post('/api/webhook').set('Cookie', cookie).send({ name: 'file-legacy', url: 'https://hooks.example.com/l' });
+    const legacy = await t
+      .http()
+      .post('/api/webhook')
+      .set('Cookie', cookie)
+      .send({ name: 'file-legacy', url: 'https://hooks.example.com/l' });
     expect(legacy.status).toBe(200);
 
     const database = t.config.database;
@@ -162,7 +186,10 @@ async function pendingSchemaChanges(t: TestApp): Promise<string[]> {
     const log = await t.dataSource.driver.createSchemaBuilder().log();
     return log.upQueries.map((query) => query.query);
   }
-  const reader = new DataSource({ ...dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }, t.app.get(SecretBox)), entities: t.dataSource.options.entities });
+  const reader = new DataSource({
+    ...dataSourceOptions({ ...database, flavor: 'mariadb', poolSize: 2 }, t.app.get(SecretBox)),
+    entities: t.dataSource.options.entities,
+  });
   await reader.initialize();
   try {
     const log = await reader.driver.createSchemaBuilder().log();

@@ -47,7 +47,11 @@ describeEachDatabase('TRUSTED_CIDRS with ports', (kind: DatabaseKind) => {
 
   const register = (cookie: string, name: string, url: string) => t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send({ url });
   const sendEvent = (organizationId: number, data: object) =>
-    t.http().post('/api/events').set('Authorization', `Bearer ${platformKey}`).send({ type: 'user.updated', organization: organizationId, data });
+    t
+      .http()
+      .post('/api/events')
+      .set('Authorization', `Bearer ${platformKey}`)
+      .send({ type: 'user.updated', organization: organizationId, data });
 
   const firstAttempt = async (eventId: string): Promise<{ attempts: number; lastError: string | null }> => {
     for (let waited = 0; waited < 10_000; waited += 50) {

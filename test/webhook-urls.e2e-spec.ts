@@ -175,7 +175,10 @@ describeEachDatabase('webhook URL rules over HTTP', (kind) => {
 
     it('answers a static failure in one field without resolving the other fields', async () => {
       const asked = watchDns();
-      const res = await create(await owner(), 'hook', { url: 'https://servfail.example.com/', card: { updated: 'http://hooks.example.com/' } });
+      const res = await create(await owner(), 'hook', {
+        url: 'https://servfail.example.com/',
+        card: { updated: 'http://hooks.example.com/' },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual(invalidUrl('card.updated: must use https'));
       expect(asked()).toEqual([]);
@@ -465,7 +468,9 @@ describeEachDatabase('webhook URL rules over HTTP', (kind) => {
       const cookie = await owner();
       const stored = { url: GOOD_URL, user: { updated: 'https://other.example.com/user' } };
       await existing(cookie, 'hook', stored);
-      expectDnsUnavailable(await patch(cookie, 'hook', { url: 'https://other.example.com/new', user: { updated: 'https://servfail.example.com/' } }));
+      expectDnsUnavailable(
+        await patch(cookie, 'hook', { url: 'https://other.example.com/new', user: { updated: 'https://servfail.example.com/' } }),
+      );
       expect((await read(cookie, 'hook')).body).toEqual(stored);
     });
   });

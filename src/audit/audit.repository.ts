@@ -45,8 +45,13 @@ export class AuditRepository {
 
   /** Retention: deletes up to `batch` entries older than `before`; how many went. */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: number }>(`SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ${batch}`, [sqlTimestamp(before)]);
+    const rows = await this.db.select<{ id: number }>(`SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ${batch}`, [
+      sqlTimestamp(before),
+    ]);
     if (rows.length === 0) return 0;
-    return this.db.execute(`DELETE FROM audit_entries WHERE id IN (${rows.map(() => '?').join(', ')})`, rows.map((row) => row.id));
+    return this.db.execute(
+      `DELETE FROM audit_entries WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      rows.map((row) => row.id),
+    );
   }
 }

@@ -17,16 +17,14 @@ export class AuditService {
     const scope = `audit:${organizationId}`;
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
     const rows = await this.audit.page(organizationId, beforeId, limit + 1);
-    const data = rows.slice(0, limit).map(
-      (row): AuditEntryDto => ({
-        id: Number(row.id),
-        at: dateOf(row.at).toISOString(),
-        actor: row.actorUserId === null ? null : { user: Number(row.actorUserId), email: row.actorEmail },
-        action: row.action,
-        webhook: row.webhook,
-        fields: JSON.parse(row.fields) as string[],
-      }),
-    );
+    const data = rows.slice(0, limit).map((row): AuditEntryDto => ({
+      id: Number(row.id),
+      at: dateOf(row.at).toISOString(),
+      actor: row.actorUserId === null ? null : { user: Number(row.actorUserId), email: row.actorEmail },
+      action: row.action,
+      webhook: row.webhook,
+      fields: JSON.parse(row.fields) as string[],
+    }));
     return { data, next: rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null };
   }
 }

@@ -134,11 +134,17 @@ describe('AuthGuard', () => {
   });
 
   describe('the Origin rule of session writes', () => {
-    it.each(['POST', 'PATCH', 'DELETE', 'PUT'])('refuses %s from an origin not listed with 403 forbidden origin, before authenticating', async (method) => {
-      const { activate, authenticator } = setUp(SESSION_POLICY);
-      expect(await rejectionOf(activate(method, { origin: 'https://evil.example' }).result)).toEqual({ status: 403, body: { code: 'forbidden origin' } });
-      expect(authenticator.session).not.toHaveBeenCalled();
-    });
+    it.each(['POST', 'PATCH', 'DELETE', 'PUT'])(
+      'refuses %s from an origin not listed with 403 forbidden origin, before authenticating',
+      async (method) => {
+        const { activate, authenticator } = setUp(SESSION_POLICY);
+        expect(await rejectionOf(activate(method, { origin: 'https://evil.example' }).result)).toEqual({
+          status: 403,
+          body: { code: 'forbidden origin' },
+        });
+        expect(authenticator.session).not.toHaveBeenCalled();
+      },
+    );
 
     it('refuses the opaque origin "null" on a write', async () => {
       const { activate } = setUp(SESSION_POLICY);

@@ -86,7 +86,13 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
 
   it.each<Role>(['owner', 'admin'])('returns the session caller for an allowed role (%s)', async (role) => {
     const { authenticator } = authenticatorWith([{ userId: 5, organizationId: 7, role }]);
-    expect(await authenticator.session(SESSION, WRITERS)).toEqual({ kind: 'session', sessionKey: TOKEN_HASH, userId: 5, organizationId: 7, role });
+    expect(await authenticator.session(SESSION, WRITERS)).toEqual({
+      kind: 'session',
+      sessionKey: TOKEN_HASH,
+      userId: 5,
+      organizationId: 7,
+      role,
+    });
   });
 
   it('returns the caller when a bearer header is also present (it is ignored)', async () => {
@@ -116,7 +122,11 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
 describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () => {
   it('returns the wallet caller for a valid bearer token', async () => {
     const { authenticator } = authenticatorWith([], 42);
-    expect(await authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({ kind: 'wallet-extension', tokenKey: TOKEN_HASH, userId: 42 });
+    expect(await authenticator.walletExtension(requestWith({ authorization: `Bearer ${TOKEN}` }))).toEqual({
+      kind: 'wallet-extension',
+      tokenKey: TOKEN_HASH,
+      userId: 42,
+    });
   });
 
   it('asks the repository for a wallet_extension token by its hash, never the token', async () => {
@@ -180,7 +190,9 @@ describe('Authenticator.platform (docs/api.md 10.1)', () => {
 
   it('answers 401 unauthorized without a lookup for a cookie beside the bearer', async () => {
     const { authenticator, platformKeys } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: null });
-    expect(await rejectionOf(authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}`, cookie: 'a=b' })))).toEqual(UNAUTHORIZED);
+    expect(await rejectionOf(authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}`, cookie: 'a=b' })))).toEqual(
+      UNAUTHORIZED,
+    );
     expect(platformKeys.findLive).not.toHaveBeenCalled();
   });
 });

@@ -116,6 +116,8 @@ describe('bearerTokenOf', () => {
   });
 
   it('ignores unrelated headers beside a valid bearer', () => {
-    expect(bearerTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' }))).toBe(TOKEN);
+    expect(bearerTokenOf(requestWith({ authorization: `Bearer ${TOKEN}`, 'user-agent': 'wallet/1.0', accept: 'application/json' }))).toBe(
+      TOKEN,
+    );
   });
 });

@@ -39,12 +39,12 @@ describe('LastUseThrottle: which uses of a platform key are written as its last 
 
   it('throttles each key on its own', () => {
     const sut = new LastUseThrottle();
-    expect([sut.shouldWrite(1, null, T0), sut.shouldWrite(2, null, T0), sut.shouldWrite(1, null, T0 + 1), sut.shouldWrite(2, null, T0 + 1)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect([
+      sut.shouldWrite(1, null, T0),
+      sut.shouldWrite(2, null, T0),
+      sut.shouldWrite(1, null, T0 + 1),
+      sut.shouldWrite(2, null, T0 + 1),
+    ]).toEqual([true, true, false, false]);
   });
 
   it('at most one write per key per minute under steady use (the stored time fresh after each write)', () => {

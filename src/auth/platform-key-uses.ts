@@ -53,6 +53,8 @@ export class PlatformKeyUses {
   note(keyId: number, storedLastUsedAt: Date | null): void {
     const now = new Date();
     if (!this.throttle.shouldWrite(keyId, storedLastUsedAt, now.getTime())) return;
-    this.keys.recordUse(keyId, now).catch((error: unknown) => this.logger.warn({ err: error, keyId }, 'the last use of a platform key was not recorded'));
+    this.keys
+      .recordUse(keyId, now)
+      .catch((error: unknown) => this.logger.warn({ err: error, keyId }, 'the last use of a platform key was not recorded'));
   }
 }

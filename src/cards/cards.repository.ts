@@ -62,7 +62,11 @@ export class CardsRepository {
       );
       if (issuer) {
         const { ciphertext, keyId } = issuer.sealSecret(cardId);
-        await tx.execute('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [ciphertext, keyId, cardId]);
+        await tx.execute('UPDATE cards SET provisioning_secret = ?, provisioning_secret_key_id = ? WHERE id = ?', [
+          ciphertext,
+          keyId,
+          cardId,
+        ]);
       }
       return cardId;
     });

@@ -14,7 +14,14 @@ const ORG = 3;
 const ISSUER = 11;
 
 /** A stored card with an issuer and both credentials, the secret sealed. */
-const ISSUED_ROW: ProvisioningRow = { cardId: 42, organizationId: ORG, issuerId: ISSUER, provisioningId: 'prov-stored', ciphertext: 'c2VhbGVk', keyId: 'key-1' };
+const ISSUED_ROW: ProvisioningRow = {
+  cardId: 42,
+  organizationId: ORG,
+  issuerId: ISSUER,
+  provisioningId: 'prov-stored',
+  ciphertext: 'c2VhbGVk',
+  keyId: 'key-1',
+};
 
 /** What the issuer port answers: deliberately unlike the stored values. */
 const PORT_ANSWER: ProvisioningCredentials = { id: 'prov-from-port', secret: 'secret-from-port' };
@@ -55,7 +62,10 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     }),
   };
   const secrets = {
-    seal: vi.fn((plaintext: string, _binding: SecretBinding): SealedSecret => ({ ciphertext: `sealed:${plaintext.length}`, keyId: 'key-1' })),
+    seal: vi.fn((plaintext: string, _binding: SecretBinding): SealedSecret => ({
+      ciphertext: `sealed:${plaintext.length}`,
+      keyId: 'key-1',
+    })),
     open: vi.fn((_sealed: SealedSecret): string => {
       throw new Error('the service must leave opening secrets to the issuer port');
     }),
@@ -101,7 +111,9 @@ describe('CardsService.provisioningFor (docs/api.md 6)', () => {
   });
 
   it('answers 403 no issuer for a card without an issuer or credentials', async () => {
-    const { service } = serviceWith({ row: { cardId: 42, organizationId: ORG, issuerId: null, provisioningId: null, ciphertext: null, keyId: null } });
+    const { service } = serviceWith({
+      row: { cardId: 42, organizationId: ORG, issuerId: null, provisioningId: null, ciphertext: null, keyId: null },
+    });
     expect(await rejectionOf(service.provisioningFor(USER))).toEqual({ status: 403, body: { code: 'no issuer' } });
   });
 
@@ -131,7 +143,13 @@ describe('CardsService.provisioningFor (docs/api.md 6)', () => {
     const { service, issuer, secrets } = serviceWith({ row: ISSUED_ROW });
     await service.provisioningFor(USER);
     expect(issuer.asked).toEqual([
-      { cardId: 42, organizationId: ORG, issuerId: ISSUER, provisioningId: 'prov-stored', provisioningSecret: { ciphertext: 'c2VhbGVk', keyId: 'key-1' } },
+      {
+        cardId: 42,
+        organizationId: ORG,
+        issuerId: ISSUER,
+        provisioningId: 'prov-stored',
+        provisioningSecret: { ciphertext: 'c2VhbGVk', keyId: 'key-1' },
+      },
     ]);
     expect(secrets.open).not.toHaveBeenCalled();
   });
@@ -180,7 +198,12 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
     const { service, repository, secrets } = serviceWith();
     await service.createCard(USER, ORG, 'active', ISSUANCE);
     const [[card]] = repository.createCard.mock.calls;
-    expect(card).toMatchObject({ userId: USER, organizationId: ORG, status: 'active', issuer: { issuerId: ISSUER, provisioningId: 'prov-new' } });
+    expect(card).toMatchObject({
+      userId: USER,
+      organizationId: ORG,
+      status: 'active',
+      issuer: { issuerId: ISSUER, provisioningId: 'prov-new' },
+    });
     expect(secrets.seal).not.toHaveBeenCalled();
     expect(card.issuer!.sealSecret(99)).toEqual({ ciphertext: 'sealed:25', keyId: 'key-1' });
     expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret', { table: 'cards', organizationId: ORG, row: 99 }]]);

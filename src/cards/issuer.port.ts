@@ -39,6 +39,9 @@ export class StoredCredentialsIssuer extends IssuerPort {
   }
 
   async provisioningCredentials(card: IssuedCard): Promise<ProvisioningCredentials> {
-    return { id: card.provisioningId, secret: this.secrets.open(card.provisioningSecret, provisioningSecretBinding(card.organizationId, card.cardId)) };
+    return {
+      id: card.provisioningId,
+      secret: this.secrets.open(card.provisioningSecret, provisioningSecretBinding(card.organizationId, card.cardId)),
+    };
   }
 }

@@ -37,7 +37,8 @@ export function parseIdList(value: string): number[] {
 
 /** Whole days, 1 to 36500 (a hundred years keeps every date inside the datetime columns). */
 export function parseDays(value: string): number {
-  if (!/^[1-9]\d{0,4}$/.test(value) || Number(value) > 36_500) throw new InvalidArgumentError('must be a whole number of days from 1 to 36500');
+  if (!/^[1-9]\d{0,4}$/.test(value) || Number(value) > 36_500)
+    throw new InvalidArgumentError('must be a whole number of days from 1 to 36500');
   return Number(value);
 }
 
@@ -60,7 +61,9 @@ export async function secretArgument(value: string): Promise<string> {
   if (value !== '-') return value;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (text.trim() === '') throw new UsageError('standard input (given as -) is empty');
   return text;
 }

@@ -11,7 +11,12 @@ import { LoggingModule } from '../logging/logging.module';
 import { createPino } from '../logging/pino.provider';
 import { AuditCommand, AuditListCommand } from './commands/audit.command';
 import { EventCommand, EventSendCommand } from './commands/event.command';
-import { PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand } from './commands/platform-key.command';
+import {
+  PlatformKeyCommand,
+  PlatformKeyCreateCommand,
+  PlatformKeyListCommand,
+  PlatformKeyRevokeCommand,
+} from './commands/platform-key.command';
 import { CardCommand, CardCreateCommand, CardSetStatusCommand } from './commands/card.command';
 import { IssuerCommand, IssuerCreateCommand } from './commands/issuer.command';
 import { MemberAddCommand, MemberCommand } from './commands/member.command';
@@ -39,16 +44,31 @@ export class CliModule {
       ],
       providers: [
         MigrateCommand,
-        OrgCommand, OrgCreateCommand,
-        UserCommand, UserCreateCommand,
-        MemberCommand, MemberAddCommand,
-        SessionCommand, SessionCreateCommand, SessionRevokeCommand,
-        IssuerCommand, IssuerCreateCommand,
-        CardCommand, CardCreateCommand, CardSetStatusCommand,
-        WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand,
-        PlatformKeyCommand, PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand,
-        EventCommand, EventSendCommand,
-        AuditCommand, AuditListCommand,
+        OrgCommand,
+        OrgCreateCommand,
+        UserCommand,
+        UserCreateCommand,
+        MemberCommand,
+        MemberAddCommand,
+        SessionCommand,
+        SessionCreateCommand,
+        SessionRevokeCommand,
+        IssuerCommand,
+        IssuerCreateCommand,
+        CardCommand,
+        CardCreateCommand,
+        CardSetStatusCommand,
+        WalletTokenCommand,
+        WalletTokenCreateCommand,
+        WalletTokenRevokeCommand,
+        PlatformKeyCommand,
+        PlatformKeyCreateCommand,
+        PlatformKeyListCommand,
+        PlatformKeyRevokeCommand,
+        EventCommand,
+        EventSendCommand,
+        AuditCommand,
+        AuditListCommand,
       ],
     };
   }

@@ -55,7 +55,8 @@ export const Errors = {
   badRequest: (details?: string[]) => new DomainError(400, 'bad request', details),
   invalidName: (details: string[]) => new DomainError(400, 'invalid name', details),
   invalidUrl: (details: string[]) => new DomainError(400, 'invalid url', details),
-  limitReached: (max: number) => new DomainError(400, 'limit reached', [`an organization has at most ${max} webhook${max === 1 ? '' : 's'}`]),
+  limitReached: (max: number) =>
+    new DomainError(400, 'limit reached', [`an organization has at most ${max} webhook${max === 1 ? '' : 's'}`]),
   unauthorized: () => new DomainError(401, 'unauthorized'),
   noOrganization: () => new DomainError(403, 'no organization'),
   noPermission: () => new DomainError(403, 'no permission'),

@@ -11,4 +11,9 @@ const GivenOnce = () =>
  * at most once; `rules` are checked after that, in order, and only the first broken one is named.
  */
 export const QueryParameter = (doc: ApiPropertyOptions, ...rules: PropertyDecorator[]) =>
-  applyDecorators(ApiPropertyOptional(doc), ValidateIf((_, value) => value !== undefined), GivenOnce(), ...rules);
+  applyDecorators(
+    ApiPropertyOptional(doc),
+    ValidateIf((_, value) => value !== undefined),
+    GivenOnce(),
+    ...rules,
+  );

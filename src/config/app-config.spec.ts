@@ -65,7 +65,12 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
   });
 
   it('parses TRUSTED_PROXIES as comma-separated addresses and CIDRs of either family', () => {
-    expect(load({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,::1,fd00::/8,' }).rateLimits.trustedProxies).toEqual(['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']);
+    expect(load({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,::1,fd00::/8,' }).rateLimits.trustedProxies).toEqual([
+      '10.0.0.1',
+      '10.1.0.0/16',
+      '::1',
+      'fd00::/8',
+    ]);
   });
 
   it('trusts no range by default, and reads TRUSTED_CIDRS entries with the ports they name (docs/api.md 10.4)', () => {
@@ -239,7 +244,9 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     expect(configErrorOf({ SECRET_KEY: KEY_B64, METRICS_PORT: '3000' }).message).toBe(
       'METRICS_PORT: must differ from PORT (3000): metrics are never served on the public port',
     );
-    expect(configErrorOf({ SECRET_KEY: KEY_B64, PORT: '8080', METRICS_PORT: '8080' }).message).toMatch(/^METRICS_PORT: must differ from PORT \(8080\)/);
+    expect(configErrorOf({ SECRET_KEY: KEY_B64, PORT: '8080', METRICS_PORT: '8080' }).message).toMatch(
+      /^METRICS_PORT: must differ from PORT \(8080\)/,
+    );
   });
 
   it('refuses to start in production without SECRET_KEY, naming SECRET_KEY', () => {

@@ -46,10 +46,16 @@ export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
 
 /** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (empty: no retries). */
 function parseRetrySchedule(value: string): number[] {
-  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const seconds = parts.map(Number);
   if (parts.some((part) => !/^\d+$/.test(part)) || seconds.some((s) => s > 86_400)) {
-    throw new ConfigError('DELIVERY_RETRY_SCHEDULE', `invalid value ${JSON.stringify(value)} (comma-separated whole seconds, each at most 86400)`);
+    throw new ConfigError(
+      'DELIVERY_RETRY_SCHEDULE',
+      `invalid value ${JSON.stringify(value)} (comma-separated whole seconds, each at most 86400)`,
+    );
   }
   return seconds;
 }

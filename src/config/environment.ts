@@ -1,148 +1,289 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
 
 /**
  * The environment variables of docs/api.md 2 (and the few this service adds), as they arrive:
  * strings, checked once at start. Defaults and cross-field rules live in `loadAppConfig`.
  */
 export class Environment {
-  @IsOptional() @IsIn(['development', 'test', 'production'])
+  @IsOptional()
+  @IsIn(['development', 'test', 'production'])
   NODE_ENV?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   METRICS_PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   API_PREFIX?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   DB_POOL_SIZE?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
   DB_CONNECT_TIMEOUT_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   DB_QUERY_TIMEOUT_MS?: number;
 
-  @IsOptional() @IsIn(['true', 'false'])
+  @IsOptional()
+  @IsIn(['true', 'false'])
   MIGRATE_ON_START?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DNS_SERVERS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(60_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(60_000)
   DNS_TIMEOUT_MS?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SECRET_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   PREVIOUS_SECRET_KEYS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
   WEBHOOKS_PER_ORG_MAX?: number;
 
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
   REQUEST_TIMEOUT_MS?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   ALLOWED_ORIGINS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
   RATE_LIMIT_WINDOW_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_PER_SESSION?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_PER_ORGANIZATION?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_PER_WALLET_TOKEN?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_PER_PLATFORM_KEY?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TRUSTED_PROXIES?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   REDIS_URL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   DELIVERY_CONCURRENCY?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
   DELIVERY_POLL_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   DELIVERY_TIMEOUT_MS?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DELIVERY_RETRY_SCHEDULE?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DELIVERY_PROXY_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DELIVERY_CA_FILE?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3650)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
   DELIVERY_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
   AUDIT_RETENTION_DAYS?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TRUSTED_CIDRS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3650)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3650)
   DELIVERY_DISABLE_AFTER_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
   DELIVERY_PENDING_PER_ORG_MAX?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DELIVERY_BREAKER_THRESHOLD?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   DELIVERY_BREAKER_COOLDOWN_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_ACTIONS_PER_WEBHOOK?: number;
 }
 
 const ENV_KEYS: readonly (keyof Environment)[] = [
-  'NODE_ENV', 'PORT', 'HOST', 'METRICS_PORT', 'API_PREFIX', 'DATABASE_URL', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_QUERY_TIMEOUT_MS',
-  'MIGRATE_ON_START', 'DNS_SERVERS', 'DNS_TIMEOUT_MS', 'SECRET_KEY', 'PREVIOUS_SECRET_KEYS',
-  'WEBHOOKS_PER_ORG_MAX', 'LOG_LEVEL', 'REQUEST_TIMEOUT_MS', 'ALLOWED_ORIGINS', 'RATE_LIMIT_WINDOW_SECONDS',
-  'RATE_LIMIT_PER_SESSION', 'RATE_LIMIT_PER_ORGANIZATION', 'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
-  'RATE_LIMIT_PER_WALLET_TOKEN', 'RATE_LIMIT_PER_PLATFORM_KEY', 'TRUSTED_PROXIES', 'REDIS_URL',
-  'DELIVERY_CONCURRENCY', 'DELIVERY_POLL_MS', 'DELIVERY_TIMEOUT_MS', 'DELIVERY_RETRY_SCHEDULE', 'DELIVERY_PROXY_URL',
-  'DELIVERY_CA_FILE', 'DELIVERY_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'TRUSTED_CIDRS',
-  'DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK', 'DELIVERY_DISABLE_AFTER_DAYS', 'DELIVERY_PENDING_PER_ORG_MAX',
-  'DELIVERY_BREAKER_THRESHOLD', 'DELIVERY_BREAKER_COOLDOWN_MS', 'RATE_LIMIT_ACTIONS_PER_WEBHOOK',
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'METRICS_PORT',
+  'API_PREFIX',
+  'DATABASE_URL',
+  'DB_POOL_SIZE',
+  'DB_CONNECT_TIMEOUT_MS',
+  'DB_QUERY_TIMEOUT_MS',
+  'MIGRATE_ON_START',
+  'DNS_SERVERS',
+  'DNS_TIMEOUT_MS',
+  'SECRET_KEY',
+  'PREVIOUS_SECRET_KEYS',
+  'WEBHOOKS_PER_ORG_MAX',
+  'LOG_LEVEL',
+  'REQUEST_TIMEOUT_MS',
+  'ALLOWED_ORIGINS',
+  'RATE_LIMIT_WINDOW_SECONDS',
+  'RATE_LIMIT_PER_SESSION',
+  'RATE_LIMIT_PER_ORGANIZATION',
+  'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
+  'RATE_LIMIT_PER_WALLET_TOKEN',
+  'RATE_LIMIT_PER_PLATFORM_KEY',
+  'TRUSTED_PROXIES',
+  'REDIS_URL',
+  'DELIVERY_CONCURRENCY',
+  'DELIVERY_POLL_MS',
+  'DELIVERY_TIMEOUT_MS',
+  'DELIVERY_RETRY_SCHEDULE',
+  'DELIVERY_PROXY_URL',
+  'DELIVERY_CA_FILE',
+  'DELIVERY_RETENTION_DAYS',
+  'AUDIT_RETENTION_DAYS',
+  'TRUSTED_CIDRS',
+  'DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK',
+  'DELIVERY_DISABLE_AFTER_DAYS',
+  'DELIVERY_PENDING_PER_ORG_MAX',
+  'DELIVERY_BREAKER_THRESHOLD',
+  'DELIVERY_BREAKER_COOLDOWN_MS',
+  'RATE_LIMIT_ACTIONS_PER_WEBHOOK',
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */
@@ -156,9 +297,7 @@ export class ConfigError extends Error {
 }
 
 export function parseEnvironment(env: NodeJS.ProcessEnv): Environment {
-  const given = Object.fromEntries(
-    ENV_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]),
-  );
+  const given = Object.fromEntries(ENV_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
   const parsed = plainToInstance(Environment, given);
   const [first] = validateSync(parsed);
   if (first) {

@@ -42,7 +42,10 @@ export const rateLimitsOf = (e: Environment, database: DatabaseConfig): RateLimi
 
 /** TRUSTED_PROXIES: comma-separated IP addresses or CIDRs (ipaddr.js parses both). */
 export function parseTrustedProxies(value: string): string[] {
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     const valid = entry.includes('/') ? isValidCidr(entry) : ipaddr.isValid(entry);
     if (!valid) throw new ConfigError('TRUSTED_PROXIES', `invalid entry ${JSON.stringify(entry)} (IP address or CIDR, comma-separated)`);

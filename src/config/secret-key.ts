@@ -17,7 +17,9 @@ export function decodeKey(variable: string, base64: string): Buffer {
 /** Why a key file is not private enough (group or others may read or write it), or undefined. */
 export function keyFileExposure(path: string): string | undefined {
   const mode = statSync(path).mode & 0o777;
-  return (mode & 0o077) === 0 ? undefined : `the key file ${path} has mode ${mode.toString(8).padStart(4, '0')}: someone other than its owner can read or change it (chmod 600)`;
+  return (mode & 0o077) === 0
+    ? undefined
+    : `the key file ${path} has mode ${mode.toString(8).padStart(4, '0')}: someone other than its owner can read or change it (chmod 600)`;
 }
 
 /**

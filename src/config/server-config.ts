@@ -32,12 +32,16 @@ export function parseOrigins(value: string): string[] {
 
 /** Metrics are never served on the public port: the two must differ. */
 export function metricsPortBeside(port: number, metricsPort: number): number {
-  if (metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): metrics are never served on the public port`);
+  if (metricsPort === port)
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): metrics are never served on the public port`);
   return metricsPort;
 }
 
 export function parseDnsServers(value: string): string[] {
-  const servers = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const servers = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (servers.length === 0) throw new ConfigError('DNS_SERVERS', 'empty list');
   return servers.map((server) => {
     const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+):(\d+)$/.exec(server);

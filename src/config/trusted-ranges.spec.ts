@@ -36,7 +36,10 @@ describe('parseTrustedRanges (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
     [
       'two entries with ports',
       '10.0.0.0/8:8443,443,172.16.0.0/12:9000',
-      [{ cidr: '10.0.0.0/8', ports: [443, 8443] }, { cidr: '172.16.0.0/12', ports: [9000] }],
+      [
+        { cidr: '10.0.0.0/8', ports: [443, 8443] },
+        { cidr: '172.16.0.0/12', ports: [9000] },
+      ],
     ],
     ['a bracketed IPv6 CIDR and ports', '[2001:db8::/32]:443,8443', [{ cidr: '2001:db8::/32', ports: [443, 8443] }]],
     ['a bracketed IPv6 address and a port', '[::1]:9443', [{ cidr: '::1/128', ports: [9443] }]],
@@ -49,7 +52,11 @@ describe('parseTrustedRanges (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
 
   it.each([
     ['a port before any entry', '8443', 'a port must follow an entry that names its ports'],
-    ['a bare number after an entry without ports (all ports already)', '127.0.0.1/32,9443', 'a port must follow an entry that names its ports'],
+    [
+      'a bare number after an entry without ports (all ports already)',
+      '127.0.0.1/32,9443',
+      'a port must follow an entry that names its ports',
+    ],
     ['port 0', '127.0.0.1/32:0', 'port'],
     ['a port above 65535', '127.0.0.1/32:65536', 'port'],
     ['a port list continued with 0', '127.0.0.1/32:443,0', 'port'],

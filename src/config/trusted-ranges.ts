@@ -30,10 +30,14 @@ const BRACKETED = /^\[([^\]]*)\](?::(.*))?$/;
  */
 export function parseTrustedRanges(value: string): TrustedRange[] {
   const entries: { cidr: string; ports?: number[] }[] = [];
-  for (const token of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const token of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     if (BARE_NUMBER.test(token)) {
       const last = entries.at(-1);
-      if (last?.ports === undefined) throw invalid(`${JSON.stringify(token)}: a port must follow an entry that names its ports (${GRAMMAR})`);
+      if (last?.ports === undefined)
+        throw invalid(`${JSON.stringify(token)}: a port must follow an entry that names its ports (${GRAMMAR})`);
       last.ports.push(portOf(token));
     } else {
       entries.push(entryOf(token));

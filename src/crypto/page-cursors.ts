@@ -28,7 +28,8 @@ export class PageCursors {
     const [body, mac, extra] = cursor.split('.');
     const given = Buffer.from(mac ?? '', 'base64url');
     const wanted = Buffer.from(this.mac(body ?? ''), 'base64url');
-    if (extra !== undefined || given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw Errors.badRequest(['cursor: not a cursor of this list']);
+    if (extra !== undefined || given.length !== wanted.length || !timingSafeEqual(given, wanted))
+      throw Errors.badRequest(['cursor: not a cursor of this list']);
     const [cursorScope, afterId] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, number];
     if (cursorScope !== scope) throw Errors.badRequest(['cursor: belongs to another list or filter']);
     return afterId;

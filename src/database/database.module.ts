@@ -16,7 +16,12 @@ import { Migrator } from './migrator';
       useFactory: async (config: AppConfig, secrets: SecretBox) => {
         // The SQLite file's directory is private, like the key file's (data/ by default).
         if (config.database.type === 'sqlite' && config.database.path !== ':memory:') makePrivateDirectory(dirname(config.database.path));
-        return { ...dataSourceOptions(config.database, secrets), driver: await driverModule(config.database), autoLoadEntities: true, retryAttempts: 0 };
+        return {
+          ...dataSourceOptions(config.database, secrets),
+          driver: await driverModule(config.database),
+          autoLoadEntities: true,
+          retryAttempts: 0,
+        };
       },
     }),
   ],

@@ -7,7 +7,6 @@ import { MysqlConnections } from './mysql-connections';
 import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
 import type { Row, SqlExecutor, SqlValue } from './sql-executor';
 
-
 const DEADLOCK_ATTEMPTS = 3;
 
 /**
@@ -58,7 +57,10 @@ export class Database implements SqlExecutor {
    */
   static withOwnPool(shared: Database, dataSource: DataSource, config: AppConfig, size: number): Database {
     if (config.database.type !== 'mysql') return shared;
-    const driver = dataSource.driver as unknown as { createConnectionOptions(options: unknown, credentials: unknown): object; options: object };
+    const driver = dataSource.driver as unknown as {
+      createConnectionOptions(options: unknown, credentials: unknown): object;
+      options: object;
+    };
     const pool = createPool({ ...driver.createConnectionOptions(driver.options, driver.options), connectionLimit: size });
     pool.on('connection', (connection) => connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
     return new Database(dataSource, config, pool);

@@ -68,7 +68,9 @@ export class MysqlConnections {
       const values = statements.flatMap((s) => s.params as SqlValue[]);
       try {
         const results = await new Promise<ResultSetHeader[]>((resolve, reject) =>
-          connection.query({ sql, values, timeout: this.deadlines.queryMs }, (error, result) => (error ? reject(error) : resolve(result as ResultSetHeader[]))),
+          connection.query({ sql, values, timeout: this.deadlines.queryMs }, (error, result) =>
+            error ? reject(error) : resolve(result as ResultSetHeader[]),
+          ),
         );
         return results.slice(1, -1).map((result) => result.affectedRows);
       } catch (error) {

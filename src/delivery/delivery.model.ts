@@ -34,4 +34,8 @@ export interface AttemptOutcome {
 export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_-]{22}$/;
 
 /** An event's sealed body belongs to its row: the event id and its organization. */
-export const eventPayloadBinding = (organizationId: number, eventId: string): SecretBinding => ({ table: 'events', organizationId, row: eventId });
+export const eventPayloadBinding = (organizationId: number, eventId: string): SecretBinding => ({
+  table: 'events',
+  organizationId,
+  row: eventId,
+});

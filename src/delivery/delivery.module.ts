@@ -55,7 +55,8 @@ import { WebhookDeliveriesController } from './log/webhook-deliveries.controller
     {
       provide: DispatchDatabase,
       inject: [Database, DataSource, AppConfig],
-      useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) => Database.withOwnPool(shared, dataSource, config, DISPATCH_POOL_SIZE),
+      useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) =>
+        Database.withOwnPool(shared, dataSource, config, DISPATCH_POOL_SIZE),
     },
     DispatchSignal,
     EventIngest,

@@ -5,7 +5,13 @@
  */
 
 /** The event types the internal platform API sends (docs/api.md 10.1); a webhook's per-event URL fields (5). */
-export const EVENT_FIELDS = ['transaction.created', 'transaction.updated', 'transaction.completed', 'card.updated', 'user.updated'] as const;
+export const EVENT_FIELDS = [
+  'transaction.created',
+  'transaction.updated',
+  'transaction.completed',
+  'card.updated',
+  'user.updated',
+] as const;
 export type EventField = (typeof EVENT_FIELDS)[number];
 
 /** The events the service sends of its own (docs/api.md 10.7, 10.10), to a webhook's `url`; never accepted from `POST /events`. */

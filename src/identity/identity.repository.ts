@@ -77,17 +77,15 @@ export class IdentityRepository {
     });
   }
 
-
   userExists(id: number): Promise<boolean> {
     return this.exists('SELECT 1 AS one FROM users WHERE id = ?', [id]);
   }
 
   async setMembership(organizationId: number, userId: number, role: Role): Promise<void> {
-    await this.db.execute(this.db.dialect.upsert('members', ['organization_id', 'user_id', 'role'], ['organization_id', 'user_id'], ['role']), [
-      organizationId,
-      userId,
-      role,
-    ]);
+    await this.db.execute(
+      this.db.dialect.upsert('members', ['organization_id', 'user_id', 'role'], ['organization_id', 'user_id'], ['role']),
+      [organizationId, userId, role],
+    );
   }
 
   isMember(organizationId: number, userId: number): Promise<boolean> {

@@ -75,7 +75,12 @@ export class IdentityService {
   async createWalletToken(userId: number, ttlSeconds: number): Promise<IssuedToken> {
     await this.requireUser(userId);
     const issued = issue(ttlSeconds);
-    await this.identities.createAccessToken({ tokenHash: hashToken(issued.token), kind: 'wallet_extension', userId, expiresAt: issued.expiresAt });
+    await this.identities.createAccessToken({
+      tokenHash: hashToken(issued.token),
+      kind: 'wallet_extension',
+      userId,
+      expiresAt: issued.expiresAt,
+    });
     return issued;
   }
 

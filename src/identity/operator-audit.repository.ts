@@ -30,18 +30,28 @@ export class OperatorAuditRepository {
 
   /** Records `change` on `tx`, the transaction of the change itself. */
   async record(tx: SqlExecutor, change: OperatorChange, at: Date): Promise<void> {
-    await tx.execute('INSERT INTO operator_audit_entries (at, action, platform_key_id, platform_key_name, organizations) VALUES (?, ?, ?, ?, ?)', [
-      sqlTimestamp(at),
-      change.action,
-      change.platformKeyId,
-      change.platformKeyName,
-      change.organizations === null ? null : JSON.stringify(change.organizations),
-    ]);
+    await tx.execute(
+      'INSERT INTO operator_audit_entries (at, action, platform_key_id, platform_key_name, organizations) VALUES (?, ?, ?, ?, ?)',
+      [
+        sqlTimestamp(at),
+        change.action,
+        change.platformKeyId,
+        change.platformKeyName,
+        change.organizations === null ? null : JSON.stringify(change.organizations),
+      ],
+    );
   }
 
   /** The newest `limit` entries, newest first. */
   async newest(limit: number): Promise<OperatorAuditView[]> {
-    const rows = await this.db.select<{ id: number; at: Date | string; action: OperatorAuditAction; keyId: number; keyName: string; organizations: string | null }>(
+    const rows = await this.db.select<{
+      id: number;
+      at: Date | string;
+      action: OperatorAuditAction;
+      keyId: number;
+      keyName: string;
+      organizations: string | null;
+    }>(
       `SELECT id, at, action, platform_key_id AS keyId, platform_key_name AS keyName, organizations
          FROM operator_audit_entries ORDER BY id DESC LIMIT ${Math.floor(limit)}`,
     );

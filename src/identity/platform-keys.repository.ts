@@ -74,7 +74,11 @@ export class PlatformKeysRepository {
   /** Sets the key's last use to `at` unless a later one is stored (another instance may have written first). */
   async recordUse(id: number, at: Date): Promise<void> {
     const stamp = sqlTimestamp(at);
-    await this.db.execute('UPDATE platform_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)', [stamp, id, stamp]);
+    await this.db.execute('UPDATE platform_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)', [
+      stamp,
+      id,
+      stamp,
+    ]);
   }
 
   /**
@@ -107,7 +111,11 @@ export class PlatformKeysRepository {
           organizations.flatMap((organizationId) => [id, organizationId]),
         );
       }
-      await this.audit.record(tx, { action: 'platform_key.created', platformKeyId: id, platformKeyName: key.name, organizations }, key.createdAt);
+      await this.audit.record(
+        tx,
+        { action: 'platform_key.created', platformKeyId: id, platformKeyName: key.name, organizations },
+        key.createdAt,
+      );
       return { id };
     });
   }
@@ -119,12 +127,19 @@ export class PlatformKeysRepository {
   revoke(ref: PlatformKeyRef, at: Date): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [where, param] = 'id' in ref ? ['k.id = ?', ref.id] : ['k.token_hash = ?', ref.tokenHash];
-      const rows = await tx.select<KeyRow & Record<string, unknown>>(`${SELECT_KEYS} WHERE ${where} ORDER BY o.organization_id${this.db.dialect.forUpdate}`, [param]);
+      const rows = await tx.select<KeyRow & Record<string, unknown>>(
+        `${SELECT_KEYS} WHERE ${where} ORDER BY o.organization_id${this.db.dialect.forUpdate}`,
+        [param],
+      );
       if (rows.length === 0) return false;
       const key = viewOf(rows);
       if (key.revokedAt !== null) return true;
       await tx.execute('UPDATE platform_keys SET revoked_at = ? WHERE id = ?', [sqlTimestamp(at), key.id]);
-      await this.audit.record(tx, { action: 'platform_key.revoked', platformKeyId: key.id, platformKeyName: key.name, organizations: key.organizations }, at);
+      await this.audit.record(
+        tx,
+        { action: 'platform_key.revoked', platformKeyId: key.id, platformKeyName: key.name, organizations: key.organizations },
+        at,
+      );
       return true;
     });
   }

@@ -32,15 +32,18 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       metrics.httpRequest(route, req.method, status, durationMs / 1000);
       const level = status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
-      logger[level]({
-        requestId: req.id,
-        method: req.method,
-        route,
-        path: req.originalUrl.split('?')[0],
-        status,
-        durationMs,
-        ...(res.writableFinished ? {} : { aborted: true }),
-      }, 'request');
+      logger[level](
+        {
+          requestId: req.id,
+          method: req.method,
+          route,
+          path: req.originalUrl.split('?')[0],
+          status,
+          durationMs,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
     });
     next();
   };

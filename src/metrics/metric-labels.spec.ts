@@ -10,12 +10,17 @@ describe('attemptOutcomeLabel', () => {
     expect(attemptOutcomeLabel({ ok: true, error: null })).toBe('ok');
   });
 
-  it.each(['timeout', 'dns unavailable', 'does not resolve', 'blocked address', 'connection failed', 'tls error', 'internal error'] as const)(
-    'keeps the delivery log error %s as it is',
-    (error) => {
-      expect(attemptOutcomeLabel(failed(error))).toBe(error);
-    },
-  );
+  it.each([
+    'timeout',
+    'dns unavailable',
+    'does not resolve',
+    'blocked address',
+    'connection failed',
+    'tls error',
+    'internal error',
+  ] as const)('keeps the delivery log error %s as it is', (error) => {
+    expect(attemptOutcomeLabel(failed(error))).toBe(error);
+  });
 
   it.each([
     ['http 301', 'http 3xx'],

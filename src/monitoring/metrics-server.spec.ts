@@ -14,7 +14,11 @@ function serverWith(metricsPort: number | undefined): { server: MetricsServer; m
   return { server: new MetricsServer(metrics, config, createPino('silent')), metrics };
 }
 
-function get(port: number, path: string, options: { method?: string; agent?: Agent } = {}): Promise<{ status: number; type: string; body: string }> {
+function get(
+  port: number,
+  path: string,
+  options: { method?: string; agent?: Agent } = {},
+): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent: options.agent }, (res) => {
       let body = '';

@@ -58,7 +58,10 @@ export class QueueGauges implements OnApplicationBootstrap, BeforeApplicationShu
   private async readOnce(): Promise<void> {
     const now = Date.now();
     try {
-      const [{ pending, oldestDueAt, breakersOpen }, disabledWebhooks] = await Promise.all([this.queue.stats(now), this.webhooks.countDisabled()]);
+      const [{ pending, oldestDueAt, breakersOpen }, disabledWebhooks] = await Promise.all([
+        this.queue.stats(now),
+        this.webhooks.countDisabled(),
+      ]);
       const oldestDueSeconds = oldestDueAt === null ? 0 : Math.max(0, now - oldestDueAt) / 1000;
       this.metrics.queueRead({ pending, oldestDueSeconds, breakersOpen, disabledWebhooks });
     } catch (error) {

@@ -27,7 +27,12 @@ describe('the event catalogue (docs/api.md 10.11)', () => {
   it('names the webhook of webhook.test and webhook.disabled by the name pattern', () => {
     for (const type of [TEST_EVENT, DISABLED_EVENT] as const) {
       const validate = ajv.compile(EVENT_CATALOGUE[type].data);
-      expect([validate({ webhook: 'payments' }), validate({ webhook: 'Payments' }), validate({}), validate({ webhook: 'a', more: 1 })]).toEqual([true, false, false, false]);
+      expect([
+        validate({ webhook: 'payments' }),
+        validate({ webhook: 'Payments' }),
+        validate({}),
+        validate({ webhook: 'a', more: 1 }),
+      ]).toEqual([true, false, false, false]);
     }
   });
 
@@ -39,6 +44,10 @@ describe('the event catalogue (docs/api.md 10.11)', () => {
 
   it("takes card set-status's {card, status} as card.updated's data, and any object the platform sends (docs/api.md 10.1, 10.8)", () => {
     const validate = ajv.compile(EVENT_CATALOGUE['card.updated'].data);
-    expect([validate({ card: 7, status: 'frozen' }), validate({ reason: 'fraud', anything: [1] }), validate([])]).toEqual([true, true, false]);
+    expect([validate({ card: 7, status: 'frozen' }), validate({ reason: 'fraud', anything: [1] }), validate([])]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });

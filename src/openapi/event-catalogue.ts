@@ -15,11 +15,11 @@ export interface CatalogueEntry {
   readonly example: Readonly<Record<string, unknown>>;
 }
 
-
 /** The platform's own JSON: whatever object `POST {p}/events` received, delivered as it came (docs/api.md 10.1). */
 const platformData: JsonSchema = {
   type: 'object',
-  description: "The platform's own JSON object, delivered exactly as the platform handed it in (POST /events); its members are the platform's to define.",
+  description:
+    "The platform's own JSON object, delivered exactly as the platform handed it in (POST /events); its members are the platform's to define.",
 };
 
 const webhookData = (description: string): JsonSchema => ({
@@ -36,7 +36,8 @@ const webhookData = (description: string): JsonSchema => ({
  */
 const cardData: JsonSchema = {
   type: 'object',
-  description: "When the service sends it (card set-status): {card, status}. When the platform does: the platform's own JSON object, delivered as handed in.",
+  description:
+    "When the service sends it (card set-status): {card, status}. When the platform does: the platform's own JSON object, delivered as handed in.",
   properties: {
     card: { type: 'integer', minimum: 1, description: 'The card id (card set-status)' },
     status: { enum: CARD_STATUSES, description: 'The status the card has now (card set-status)' },
@@ -50,10 +51,26 @@ const cardData: JsonSchema = {
  * are built from it (http/openapi-document.ts).
  */
 export const EVENT_CATALOGUE: Readonly<Record<SentEventType, CatalogueEntry>> = {
-  'transaction.created': { summary: 'A transaction was created (sent by the platform)', data: platformData, example: { id: 'tx_1200', amount: 1200, currency: 'EUR' } },
-  'transaction.updated': { summary: 'A transaction changed (sent by the platform)', data: platformData, example: { id: 'tx_1200', amount: 1250, currency: 'EUR' } },
-  'transaction.completed': { summary: 'A transaction completed (sent by the platform)', data: platformData, example: { id: 'tx_1200', status: 'completed' } },
-  'card.updated': { summary: "A card's status changed (card set-status, or the platform)", data: cardData, example: { card: 7, status: 'frozen' } },
+  'transaction.created': {
+    summary: 'A transaction was created (sent by the platform)',
+    data: platformData,
+    example: { id: 'tx_1200', amount: 1200, currency: 'EUR' },
+  },
+  'transaction.updated': {
+    summary: 'A transaction changed (sent by the platform)',
+    data: platformData,
+    example: { id: 'tx_1200', amount: 1250, currency: 'EUR' },
+  },
+  'transaction.completed': {
+    summary: 'A transaction completed (sent by the platform)',
+    data: platformData,
+    example: { id: 'tx_1200', status: 'completed' },
+  },
+  'card.updated': {
+    summary: "A card's status changed (card set-status, or the platform)",
+    data: cardData,
+    example: { card: 7, status: 'frozen' },
+  },
   'user.updated': { summary: 'A user changed (sent by the platform)', data: platformData, example: { user: 1 } },
   [TEST_EVENT]: {
     summary: 'A test, asked for from the console (POST {p}/webhook/{name}/test)',
@@ -80,7 +97,11 @@ export const eventBodySchema = (type: SentEventType): JsonSchema => ({
   additionalProperties: false,
   properties: {
     type: { const: type },
-    timestamp: { type: 'string', format: 'date-time', description: 'When the service accepted the event (ISO 8601, UTC); the same on every attempt' },
+    timestamp: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the service accepted the event (ISO 8601, UTC); the same on every attempt',
+    },
     data: EVENT_CATALOGUE[type].data,
   },
 });

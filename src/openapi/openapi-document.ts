@@ -38,7 +38,8 @@ const HEADERS: ParameterObject[] = [
     name: 'webhook-id',
     in: 'header',
     required: true,
-    description: 'The event id, the same on every attempt of the event: deduplicate on it (deliveries are at least once, in no promised order)',
+    description:
+      'The event id, the same on every attempt of the event: deduplicate on it (deliveries are at least once, in no promised order)',
     schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
     example: 'evt_3q2HYOmIS0Cu2rM5bW7nVg',
   },
@@ -79,14 +80,26 @@ const HEADERS: ParameterObject[] = [
   },
 ];
 
-const RETRY_AFTER = { description: 'Seconds to wait at least before the next attempt (at most 24 h are taken)', schema: { type: 'integer', minimum: 0 } };
+const RETRY_AFTER = {
+  description: 'Seconds to wait at least before the next attempt (at most 24 h are taken)',
+  schema: { type: 'integer', minimum: 0 },
+};
 
 /** docs/api.md 10.5: what the receiver's answer does to the delivery. */
 const ANSWERS: ResponsesObject = {
-  '2XX': { description: 'Received: the delivery has succeeded (any 2xx within DELIVERY_TIMEOUT_MS). The answer body is read at most 1 KiB and dropped.' },
+  '2XX': {
+    description:
+      'Received: the delivery has succeeded (any 2xx within DELIVERY_TIMEOUT_MS). The answer body is read at most 1 KiB and dropped.',
+  },
   '410': { description: 'Gone: no further attempt; the delivery has failed.' },
-  '429': { description: 'Retried: after the next delay of the schedule, or after Retry-After when that is longer.', headers: { 'Retry-After': RETRY_AFTER } },
-  '503': { description: 'Retried: after the next delay of the schedule, or after Retry-After when that is longer.', headers: { 'Retry-After': RETRY_AFTER } },
+  '429': {
+    description: 'Retried: after the next delay of the schedule, or after Retry-After when that is longer.',
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
+  '503': {
+    description: 'Retried: after the next delay of the schedule, or after Retry-After when that is longer.',
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
   default: {
     description:
       'Anything else fails the attempt (another status; a 3xx, never followed; no answer within DELIVERY_TIMEOUT_MS; a connection or TLS error): ' +
@@ -96,7 +109,9 @@ const ANSWERS: ResponsesObject = {
 
 /** docs/api.md 10.2: where each type goes. */
 const targetOf = (type: SentEventType): string =>
-  (EVENT_FIELDS as readonly string[]).includes(type) ? `the webhook's \`${type}\` URL when it has one, else its \`url\`` : "the webhook's `url`";
+  (EVENT_FIELDS as readonly string[]).includes(type)
+    ? `the webhook's \`${type}\` URL when it has one, else its \`url\``
+    : "the webhook's `url`";
 
 /** The event catalogue (docs/api.md 10.11) as OpenAPI 3.1 webhooks: the request a receiver gets, per event type. */
 export function catalogueWebhooks(): WebhooksObject {

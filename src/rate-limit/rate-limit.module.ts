@@ -35,7 +35,8 @@ const sessionOf = (req: Record<string, unknown>) => req.caller as SessionCaller;
         ],
         generateKey: (_context, tracker, name) => `${rateLimits.keyPrefix}:${name}:${tracker}`,
         setHeaders: false,
-        storage: rateLimits.redisUrl === undefined ? new MemoryThrottlerStorage() : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
+        storage:
+          rateLimits.redisUrl === undefined ? new MemoryThrottlerStorage() : RedisThrottlerStorage.connect(rateLimits.redisUrl, logger),
       }),
     }),
   ],

@@ -44,7 +44,15 @@ export class RedisThrottlerStorage implements RateLimitStore, OnApplicationShutd
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<ThrottlerStorageRecord> {
     try {
-      const [hits, windowLeft, blockLeft] = (await this.redis.eval(INCREMENT, 2, key, `${key}:blocked`, ttl, limit, blockDuration)) as number[];
+      const [hits, windowLeft, blockLeft] = (await this.redis.eval(
+        INCREMENT,
+        2,
+        key,
+        `${key}:blocked`,
+        ttl,
+        limit,
+        blockDuration,
+      )) as number[];
       return {
         totalHits: hits,
         timeToExpire: Math.ceil(Math.max(windowLeft, 0) / 1000),

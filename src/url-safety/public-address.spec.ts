@@ -114,17 +114,21 @@ const IPV4_RANGES: readonly Ipv4Range[] = [
 ];
 
 describe('isPublicAddress: IPv4 special-purpose ranges (docs/api.md 5.2)', () => {
-  it.each(IPV4_RANGES.flatMap(({ cidr, first, last }) => [
-    { address: first, where: `first address of ${cidr}` },
-    { address: last, where: `last address of ${cidr}` },
-  ]))('$address ($where) is not public', ({ address }) => {
+  it.each(
+    IPV4_RANGES.flatMap(({ cidr, first, last }) => [
+      { address: first, where: `first address of ${cidr}` },
+      { address: last, where: `last address of ${cidr}` },
+    ]),
+  )('$address ($where) is not public', ({ address }) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(IPV4_RANGES.flatMap(({ cidr, below, above }) => [
-    ...(below ? [{ address: below[0], expected: below[1], where: `just below ${cidr}` }] : []),
-    ...(above ? [{ address: above[0], expected: above[1], where: `just above ${cidr}` }] : []),
-  ]))('$address ($where) is public: $expected', ({ address, expected }) => {
+  it.each(
+    IPV4_RANGES.flatMap(({ cidr, below, above }) => [
+      ...(below ? [{ address: below[0], expected: below[1], where: `just below ${cidr}` }] : []),
+      ...(above ? [{ address: above[0], expected: above[1], where: `just above ${cidr}` }] : []),
+    ]),
+  )('$address ($where) is public: $expected', ({ address, expected }) => {
     expect(isPublicAddress(address)).toBe(expected);
   });
 
@@ -289,7 +293,7 @@ describe('isPublicAddress: anything but a canonical address is not public', () =
     ['8.8.8.8\n', 'trailing newline'],
     ['8.8.8.8/32', 'CIDR notation'],
     ['8.8.8.8:443', 'with a port'],
-    ['[2001:4860:4860::8888]', 'bracketed IPv6 (brackets are the caller\'s job)'],
+    ['[2001:4860:4860::8888]', "bracketed IPv6 (brackets are the caller's job)"],
     ['2001:4860:4860::8888/128', 'IPv6 CIDR notation'],
     [':::', 'three colons'],
     ['1::2::3', 'two double colons'],
@@ -331,9 +335,12 @@ describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
       for (const port of [1, 443, 3306, 65535]) expect(policy.allows(address, port)).toBe(true);
     });
 
-    it.each(['127.0.0.2', '10.21.0.1', 'fd00:2::1', '192.168.1.1', '::1'])('refuses %s, private and outside every trusted range', (address) => {
-      expect(policy.allows(address, 443)).toBe(false);
-    });
+    it.each(['127.0.0.2', '10.21.0.1', 'fd00:2::1', '192.168.1.1', '::1'])(
+      'refuses %s, private and outside every trusted range',
+      (address) => {
+        expect(policy.allows(address, 443)).toBe(false);
+      },
+    );
 
     it('still allows public addresses', () => {
       expect(policy.allows('93.184.215.14', 443)).toBe(true);
@@ -353,7 +360,7 @@ describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
       ['10.1.2.3', 8443],
       ['::ffff:10.1.2.3', 8443],
       ['fd00::1', 443],
-    ])('allows %s on port %i, one of its entry\'s ports', (address, port) => {
+    ])("allows %s on port %i, one of its entry's ports", (address, port) => {
       expect(policy.allows(address, port)).toBe(true);
     });
 
@@ -370,8 +377,15 @@ describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
     });
 
     it('allows a port through any entry whose range holds the address', () => {
-      const overlapping = new AddressPolicy([{ cidr: '10.0.0.0/8', ports: [443] }, { cidr: '10.1.0.0/16', ports: [9000] }]);
-      expect([overlapping.allows('10.1.0.1', 443), overlapping.allows('10.1.0.1', 9000), overlapping.allows('10.2.0.1', 9000)]).toEqual([true, true, false]);
+      const overlapping = new AddressPolicy([
+        { cidr: '10.0.0.0/8', ports: [443] },
+        { cidr: '10.1.0.0/16', ports: [9000] },
+      ]);
+      expect([overlapping.allows('10.1.0.1', 443), overlapping.allows('10.1.0.1', 9000), overlapping.allows('10.2.0.1', 9000)]).toEqual([
+        true,
+        true,
+        false,
+      ]);
     });
 
     it('allows public addresses on every port', () => {

@@ -9,9 +9,21 @@ const v6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
 
 /** docs/api.md 5.2: every IPv4 address outside these is public. */
 export const IPV4_SPECIAL_PURPOSE = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15',
-  '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ].map(v4);
 
 /** docs/api.md 5.2: an IPv6 address is public only inside global unicast and outside these. */
@@ -114,7 +126,8 @@ export class AddressPolicy {
     let parsed = ipaddr.parse(address);
     if (parsed.kind() === 'ipv6' && (parsed as IPv6).isIPv4MappedAddress()) parsed = (parsed as IPv6).toIPv4Address();
     return this.trusted.some(
-      ({ range: [range, bits], ports }) => range.kind() === parsed.kind() && parsed.match(range, bits) && (ports === undefined || ports.has(port)),
+      ({ range: [range, bits], ports }) =>
+        range.kind() === parsed.kind() && parsed.match(range, bits) && (ports === undefined || ports.has(port)),
     );
   }
 }

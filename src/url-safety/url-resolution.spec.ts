@@ -16,16 +16,7 @@ const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
 const DOES_NOT_RESOLVE = 'does not resolve';
 
 type DnsCode =
-  | 'ENOTFOUND'
-  | 'ENODATA'
-  | 'EBADNAME'
-  | 'ESERVFAIL'
-  | 'EREFUSED'
-  | 'ETIMEOUT'
-  | 'ECONNREFUSED'
-  | 'EFORMERR'
-  | 'EBADRESP'
-  | 'ECANCELLED';
+  'ENOTFOUND' | 'ENODATA' | 'EBADNAME' | 'ESERVFAIL' | 'EREFUSED' | 'ETIMEOUT' | 'ECONNREFUSED' | 'EFORMERR' | 'EBADRESP' | 'ECANCELLED';
 
 /** What one query answers: the addresses, a c-ares error code, or 'no code' (an Error without one). */
 type Answer = readonly string[] | DnsCode | 'no code';
@@ -149,7 +140,12 @@ describe('UrlResolution rule 6: the verdict on one host, in the order of docs/ap
     { name: 'loopback A listed before a public one', a: ['127.0.0.1', '8.8.8.8'], aaaa: [], expected: invalid(`url: ${NOT_PUBLIC}`) },
     { name: 'cloud metadata A beside a public AAAA', a: ['169.254.169.254'], aaaa: PUBLIC_V6, expected: invalid(`url: ${NOT_PUBLIC}`) },
     { name: 'public A beside a unique-local AAAA', a: PUBLIC_V4, aaaa: ['fd00::1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
-    { name: 'public A beside an IPv4-mapped loopback AAAA', a: PUBLIC_V4, aaaa: ['::ffff:127.0.0.1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
+    {
+      name: 'public A beside an IPv4-mapped loopback AAAA',
+      a: PUBLIC_V4,
+      aaaa: ['::ffff:127.0.0.1'],
+      expected: invalid(`url: ${NOT_PUBLIC}`),
+    },
     { name: 'public A beside the loopback AAAA', a: PUBLIC_V4, aaaa: ['::1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
     { name: 'public A beside a NAT64 AAAA of 10.0.0.1', a: PUBLIC_V4, aaaa: ['64:ff9b::a00:1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
     {
@@ -161,7 +157,12 @@ describe('UrlResolution rule 6: the verdict on one host, in the order of docs/ap
     { name: 'private A, AAAA ESERVFAIL', a: ['10.0.0.1'], aaaa: 'ESERVFAIL', expected: invalid(`url: ${NOT_PUBLIC}`) },
     { name: 'A ETIMEOUT, private AAAA', a: 'ETIMEOUT', aaaa: ['fe80::1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
     { name: 'A ECONNREFUSED, private AAAA', a: 'ECONNREFUSED', aaaa: ['fc00::1'], expected: invalid(`url: ${NOT_PUBLIC}`) },
-    { name: 'public and private A, AAAA EREFUSED', a: ['8.8.8.8', '192.168.1.1'], aaaa: 'EREFUSED', expected: invalid(`url: ${NOT_PUBLIC}`) },
+    {
+      name: 'public and private A, AAAA EREFUSED',
+      a: ['8.8.8.8', '192.168.1.1'],
+      aaaa: 'EREFUSED',
+      expected: invalid(`url: ${NOT_PUBLIC}`),
+    },
     // b. a lookup failed for another reason than no name / no data
     { name: 'public A, AAAA ESERVFAIL', a: PUBLIC_V4, aaaa: 'ESERVFAIL', expected: unavailable },
     { name: 'public A, AAAA ETIMEOUT', a: PUBLIC_V4, aaaa: 'ETIMEOUT', expected: unavailable },
@@ -325,7 +326,7 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
     expect([...resolver.calls].sort()).toEqual(['A a.example', 'A a.example', 'AAAA a.example', 'AAAA a.example']);
   });
 
-  it("asks each host through one resolveBoth: its A and AAAA are one lookup (one c-ares channel, one deadline)", async () => {
+  it('asks each host through one resolveBoth: its A and AAAA are one lookup (one c-ares channel, one deadline)', async () => {
     const lookups: string[] = [];
     class BothOnly extends HostResolver {
       override resolve4(): Promise<string[]> {
@@ -349,7 +350,10 @@ describe('UrlResolution rule 7: each distinct host is resolved once per check, c
     ]);
     expect(verdict).toEqual(ok);
     expect(lookups.sort()).toEqual(['a.example', 'b.example']);
-    expect(await new UrlResolution(new BothOnly(), silent).vet('c.example', 443)).toEqual({ kind: 'ok', addresses: [...PUBLIC_V4, ...PUBLIC_V6] });
+    expect(await new UrlResolution(new BothOnly(), silent).vet('c.example', 443)).toEqual({
+      kind: 'ok',
+      addresses: [...PUBLIC_V4, ...PUBLIC_V6],
+    });
   });
 
   it('asks A and AAAA of one host in parallel', async () => {
@@ -418,7 +422,9 @@ describe('UrlResolution with TRUSTED_CIDRS that name their ports (docs/api.md 10
   const resolver = () => new TableResolver({ 'internal.example': { a: ['10.0.0.5'], aaaa: 'ENODATA' } });
 
   it("accepts a name resolving into a trusted range on one of its entry's ports", async () => {
-    expect(await new UrlResolution(resolver(), silent, policy).check([{ field: 'url', hostname: 'internal.example', port: 8443 }])).toEqual(ok);
+    expect(await new UrlResolution(resolver(), silent, policy).check([{ field: 'url', hostname: 'internal.example', port: 8443 }])).toEqual(
+      ok,
+    );
   });
 
   it.each([443, 3306, 8080])('refuses it on port %i as not public', async (port) => {

@@ -19,9 +19,7 @@ export type VettedHost =
   | { readonly kind: 'blocked address' | 'does not resolve' | 'dns unavailable' };
 
 export type ResolutionVerdict =
-  | { readonly kind: 'ok' }
-  | { readonly kind: 'invalid'; readonly messages: string[] }
-  | { readonly kind: 'unavailable' };
+  { readonly kind: 'ok' } | { readonly kind: 'invalid'; readonly messages: string[] } | { readonly kind: 'unavailable' };
 
 /** Answers that mean "this name has no address", as opposed to "the resolver failed". */
 const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME', 'ENONAME', 'EBADSTR']);

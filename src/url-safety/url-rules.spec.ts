@@ -180,10 +180,12 @@ describe('checkUrl rule 4: special-use and single-label host names', () => {
     ['A.LOCAL', SPECIAL_USE],
   ];
 
-  it.each(specialNames.flatMap(([host, problem]) => [
-    { url: `https://${host}/`, problem },
-    { url: `https://${host}./`, problem },
-  ]))('$url is refused: $problem', ({ url, problem }) => {
+  it.each(
+    specialNames.flatMap(([host, problem]) => [
+      { url: `https://${host}/`, problem },
+      { url: `https://${host}./`, problem },
+    ]),
+  )('$url is refused: $problem', ({ url, problem }) => {
     expect(checkUrl(url)).toStrictEqual(refused(problem));
   });
 

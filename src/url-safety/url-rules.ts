@@ -4,8 +4,7 @@ export const MAX_URL_LENGTH = 2048;
 
 /** The static verdict on one URL (docs/api.md 5.1 rules 1-5): no network involved. */
 export type UrlCheck =
-  | { readonly ok: true; readonly href: string; readonly hostname?: string }
-  | { readonly ok: false; readonly problem: string };
+  { readonly ok: true; readonly href: string; readonly hostname?: string } | { readonly ok: false; readonly problem: string };
 
 /** Whitespace, control, format and separator characters: the WHATWG parser would drop some. */
 const INVISIBLE = /[\p{C}\p{Z}\s]/u;

@@ -12,7 +12,8 @@ export const WebhookSql = {
   /** A FROM clause: every webhook `w` with its organization's source `s`. */
   withSource: 'webhook_sources s JOIN webhooks w ON w.source_id = s.id',
   /** Joins the webhook `w` (and its source `s`) a column names, when it still exists. */
-  joinedOn: (webhookIdColumn: string) => `LEFT JOIN webhooks w ON w.id = ${webhookIdColumn} LEFT JOIN webhook_sources s ON s.id = w.source_id`,
+  joinedOn: (webhookIdColumn: string) =>
+    `LEFT JOIN webhooks w ON w.id = ${webhookIdColumn} LEFT JOIN webhook_sources s ON s.id = w.source_id`,
   id: 'w.id',
   organization: 's.organization_id',
   enabled: 'w.disabled_at IS NULL',
@@ -55,7 +56,10 @@ export function targetOfRow(row: Readonly<Record<string, unknown>>, eventType: s
     previous:
       row.w_previous_secret === null || previousExpiresAt === null
         ? undefined
-        : { secret: { ciphertext: String(row.w_previous_secret), keyId: String(row.w_previous_secret_key_id) }, expiresAt: dateOf(previousExpiresAt) },
+        : {
+            secret: { ciphertext: String(row.w_previous_secret), keyId: String(row.w_previous_secret_key_id) },
+            expiresAt: dateOf(previousExpiresAt),
+          },
     disabled: row.w_disabled_at !== null,
   };
 }

@@ -190,7 +190,11 @@ describe('CreateWebhookBodyPipe', () => {
       ['constructor at the top level', `{"url":"${U}","constructor":{"prototype":{"polluted":"yes"}}}`, 'constructor: unknown member'],
       ['prototype at the top level', `{"url":"${U}","prototype":{"polluted":"yes"}}`, 'prototype: unknown member'],
       ['__proto__ in a group', `{"url":"${U}","transaction":{"__proto__":{"polluted":"yes"}}}`, 'transaction.__proto__: unknown member'],
-      ['constructor in a group', `{"url":"${U}","card":{"constructor":{"prototype":{"polluted":"yes"}}}}`, 'card.constructor: unknown member'],
+      [
+        'constructor in a group',
+        `{"url":"${U}","card":{"constructor":{"prototype":{"polluted":"yes"}}}}`,
+        'card.constructor: unknown member',
+      ],
       ['prototype in a group', `{"url":"${U}","user":{"prototype":"yes"}}`, 'user.prototype: unknown member'],
     ])('answers bad request for %s and leaves Object.prototype alone', (_, json, message) => {
       const body: unknown = JSON.parse(json);
@@ -244,7 +248,9 @@ describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
   });
 
   it('answers invalid url for a URL that breaks the rules', () => {
-    expect(thrownBy(() => replace({ name: 'hook-1', url: 'https://a.local/' }))).toEqual(invalidUrl('url: host must not be a special-use name'));
+    expect(thrownBy(() => replace({ name: 'hook-1', url: 'https://a.local/' }))).toEqual(
+      invalidUrl('url: host must not be a special-use name'),
+    );
   });
 
   it.each([
@@ -330,9 +336,9 @@ describe('WebhookPatchBodyPipe', () => {
   });
 
   it('answers invalid url naming each failing field, null events aside', () => {
-    expect(thrownBy(() => patch({ url: 'ftp://hooks.example.com/', transaction: { created: null, completed: 'https://127.0.0.1/' } }))).toEqual(
-      invalidUrl('url: must use https', 'transaction.completed: must not point to a private, loopback or reserved address'),
-    );
+    expect(
+      thrownBy(() => patch({ url: 'ftp://hooks.example.com/', transaction: { created: null, completed: 'https://127.0.0.1/' } })),
+    ).toEqual(invalidUrl('url: must use https', 'transaction.completed: must not point to a private, loopback or reserved address'));
   });
 
   it.each([

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { columnsOfPatch, columnsOfStored, draftOf, fieldsOfBody, patchOf, storedOf, storedOfRow, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
+import {
+  columnsOfPatch,
+  columnsOfStored,
+  draftOf,
+  fieldsOfBody,
+  patchOf,
+  storedOf,
+  storedOfRow,
+  toWebhookBody,
+  urlsOf,
+  webhookListJson,
+} from './webhook.mapper';
 import { newSigningSecret, StoredWebhook } from './webhook.model';
 
 const U = 'https://hooks.example.com/';
@@ -129,7 +140,10 @@ describe('fieldsOfBody', () => {
 
 describe('draft and patch to columns', () => {
   it('writes every URL column of a draft, null where no event is set', () => {
-    const draft = draftOf([['url', checked(U)], ['card.updated', checked(`${U}c`)]]);
+    const draft = draftOf([
+      ['url', checked(U)],
+      ['card.updated', checked(`${U}c`)],
+    ]);
     expect(columnsOfStored(storedOf(draft))).toEqual({
       url: U,
       transaction_created_url: null,
@@ -141,12 +155,18 @@ describe('draft and patch to columns', () => {
   });
 
   it('writes only the columns a patch changes, null for a cleared event', () => {
-    const patch = patchOf([['user.updated', null], ['transaction.created', checked(`${U}t-n`)]]);
+    const patch = patchOf([
+      ['user.updated', null],
+      ['transaction.created', checked(`${U}t-n`)],
+    ]);
     expect(columnsOfPatch(patch)).toEqual({ user_updated_url: null, transaction_created_url: `${U}t-n` });
   });
 
   it('resolves only the URLs a patch sets, not the ones it clears', () => {
-    const patch = patchOf([['url', checked(U)], ['user.updated', null]]);
+    const patch = patchOf([
+      ['url', checked(U)],
+      ['user.updated', null],
+    ]);
     expect(urlsOf(patch)).toEqual([['url', checked(U)]]);
   });
 });

@@ -27,13 +27,18 @@ const FIELD_OF_COLUMN: Readonly<Record<string, WebhookField>> = {
 };
 
 /** The member names (`url`, `transaction.created`, `rateLimit`, …) of the columns that `changed` says changed: for the audit trail. */
-export const fieldsOfColumns = (columns: WebhookColumns, changed: (column: string, value: string | number | null) => boolean): WebhookField[] =>
+export const fieldsOfColumns = (
+  columns: WebhookColumns,
+  changed: (column: string, value: string | number | null) => boolean,
+): WebhookField[] =>
   Object.entries(columns)
     .filter(([column, value]) => changed(column, value))
     .map(([column]) => FIELD_OF_COLUMN[column]);
 
 /** The URL members a validated body gives, by field: `url`, then each event (a null group clears all its events). */
-export function fieldsOfBody<T extends string | null>(body: { url?: string } & Partial<Record<keyof typeof EVENT_GROUPS, object | null>>): [UrlField, T][] {
+export function fieldsOfBody<T extends string | null>(
+  body: { url?: string } & Partial<Record<keyof typeof EVENT_GROUPS, object | null>>,
+): [UrlField, T][] {
   const fields: [UrlField, T][] = body.url === undefined ? [] : [['url', body.url as T]];
   for (const [group, members] of Object.entries(EVENT_GROUPS) as [keyof typeof EVENT_GROUPS, readonly string[]][]) {
     const value = body[group];

@@ -1,5 +1,15 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
 import type { ErrorCode } from '../common/domain-error';
@@ -7,7 +17,14 @@ import { ApiErrorResponses } from '../http/openapi-errors';
 import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, RotateSecretDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
-import { CreatedWebhookDto, DeleteResultDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
+import {
+  CreatedWebhookDto,
+  DeleteResultDto,
+  NamedWebhookDto,
+  ReplacedWebhookDto,
+  RotatedSecretDto,
+  WebhookDto,
+} from './dto/webhook-responses.dto';
 import {
   CreateWebhookBodyPipe,
   DeleteWebhookBodyPipe,
@@ -126,7 +143,11 @@ export class WebhooksController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  rotateSecret(@Caller() caller: SessionCaller, @Body(RotateSecretBodyPipe) graceSeconds: number, @Param('name', WebhookNamePipe) name: string) {
+  rotateSecret(
+    @Caller() caller: SessionCaller,
+    @Body(RotateSecretBodyPipe) graceSeconds: number,
+    @Param('name', WebhookNamePipe) name: string,
+  ) {
     return this.webhooks.rotateSecret(caller.organizationId, caller, name, graceSeconds);
   }
 

@@ -82,14 +82,27 @@ export class WebhooksRepository {
     return { taken: Number(row.taken) > 0, count: Number(row.total) };
   }
 
-  insert(organizationId: number, name: string, columns: WebhookColumns, secret: SealedSecret, max: number, actor: Actor): Promise<InsertOutcome> {
+  insert(
+    organizationId: number,
+    name: string,
+    columns: WebhookColumns,
+    secret: SealedSecret,
+    max: number,
+    actor: Actor,
+  ): Promise<InsertOutcome> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
       const { taken, count } = await this.countWithName(organizationId, name, tx);
       if (taken) return 'name conflict';
       if (count >= max) return 'limit reached';
       await this.insertRow(tx, sourceId, name, columns, secret);
-      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.created', webhook: name, fields: setFields(columns) });
+      await this.audit.record(tx, {
+        organizationId,
+        actorUserId: actor.userId,
+        action: 'webhook.created',
+        webhook: name,
+        fields: setFields(columns),
+      });
       return 'created';
     });
   }
@@ -118,7 +131,10 @@ export class WebhooksRepository {
       if (existing) {
         await this.updateColumns(tx, existing.id, columns);
         await this.audit.record(tx, { ...change, action: 'webhook.updated', fields: changedFields(existing, columns) });
-        return { secret: { ciphertext: existing.secret, keyId: existing.keyId }, webhook: (await this.findByName(organizationId, name, tx))! };
+        return {
+          secret: { ciphertext: existing.secret, keyId: existing.keyId },
+          webhook: (await this.findByName(organizationId, name, tx))!,
+        };
       }
       const { count } = await this.countWithName(organizationId, name, tx);
       if (count >= max) return 'limit reached';
@@ -144,7 +160,13 @@ export class WebhooksRepository {
       );
       if (stored === undefined) return undefined;
       await this.updateColumns(tx, stored.id, changes);
-      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.updated', webhook: name, fields: changedFields(stored, changes) });
+      await this.audit.record(tx, {
+        organizationId,
+        actorUserId: actor.userId,
+        action: 'webhook.updated',
+        webhook: name,
+        fields: changedFields(stored, changes),
+      });
       return this.findByName(organizationId, name, tx);
     });
   }
@@ -172,9 +194,22 @@ export class WebhooksRepository {
       await tx.execute(
         `UPDATE webhooks SET secret = ?, secret_key_id = ?, previous_secret = ?, previous_secret_key_id = ?, previous_secret_expires_at = ?
           WHERE id = ?`,
-        [current.ciphertext, current.keyId, previous?.ciphertext ?? null, previous?.keyId ?? null, previousExpiresAt && sqlTimestamp(previousExpiresAt), row.id],
+        [
+          current.ciphertext,
+          current.keyId,
+          previous?.ciphertext ?? null,
+          previous?.keyId ?? null,
+          previousExpiresAt && sqlTimestamp(previousExpiresAt),
+          row.id,
+        ],
       );
-      await this.audit.record(tx, { organizationId, actorUserId: actor.userId, action: 'webhook.secret_rotated', webhook: name, fields: [] });
+      await this.audit.record(tx, {
+        organizationId,
+        actorUserId: actor.userId,
+        action: 'webhook.secret_rotated',
+        webhook: name,
+        fields: [],
+      });
       return true;
     });
   }
@@ -246,10 +281,9 @@ export class WebhooksRepository {
     if (create) {
       await tx.execute(this.db.dialect.insertUnlessExists('webhook_sources', ['organization_id'], 'organization_id'), [organizationId]);
     }
-    const [row] = await tx.select<{ id: number }>(
-      `SELECT id FROM webhook_sources WHERE organization_id = ?${this.db.dialect.forUpdate}`,
-      [organizationId],
-    );
+    const [row] = await tx.select<{ id: number }>(`SELECT id FROM webhook_sources WHERE organization_id = ?${this.db.dialect.forUpdate}`, [
+      organizationId,
+    ]);
     return row?.id;
   }
 
@@ -262,9 +296,9 @@ export class WebhooksRepository {
   private async updateColumns(tx: SqlExecutor, webhookId: number, changes: WebhookColumns): Promise<void> {
     const set = Object.entries(changes);
     if (set.length === 0) return;
-    await tx.execute(`UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE id = ?`, [
-      ...set.map(([, value]) => value),
-      webhookId,
-    ]);
+    await tx.execute(
+      `UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE id = ?`,
+      [...set.map(([, value]) => value), webhookId],
+    );
   }
 }

@@ -47,7 +47,14 @@ export class WebhooksService {
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
-    const outcome = await this.webhooks.insert(organizationId, name, columnsOfStored(stored), this.secrets.seal(secret, signingSecretBinding(organizationId, name)), this.max, actor);
+    const outcome = await this.webhooks.insert(
+      organizationId,
+      name,
+      columnsOfStored(stored),
+      this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
+      this.max,
+      actor,
+    );
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
@@ -85,12 +92,21 @@ export class WebhooksService {
   async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
     const secret = newSigningSecret();
     const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
-    const rotated = await this.webhooks.rotateSecret(organizationId, name, previousExpiresAt, (current) => ({
-      current: this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
-      previous:
-        previousExpiresAt &&
-        this.secrets.seal(this.secrets.open(current, signingSecretBinding(organizationId, name)), signingSecretBinding(organizationId, name, 'previous')),
-    }), actor);
+    const rotated = await this.webhooks.rotateSecret(
+      organizationId,
+      name,
+      previousExpiresAt,
+      (current) => ({
+        current: this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
+        previous:
+          previousExpiresAt &&
+          this.secrets.seal(
+            this.secrets.open(current, signingSecretBinding(organizationId, name)),
+            signingSecretBinding(organizationId, name, 'previous'),
+          ),
+      }),
+      actor,
+    );
     if (!rotated) throw Errors.notFound();
     return { secret, previousExpiresAt: previousExpiresAt?.toISOString() ?? null };
   }
@@ -105,7 +121,9 @@ export class WebhooksService {
   }
 
   private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {
-    const named: NamedUrl[] = urls.flatMap(([field, { href, hostname }]) => (hostname === undefined ? [] : [{ field, hostname, port: portOf(href) }]));
+    const named: NamedUrl[] = urls.flatMap(([field, { href, hostname }]) =>
+      hostname === undefined ? [] : [{ field, hostname, port: portOf(href) }],
+    );
     if (named.length === 0) return;
     const verdict = await this.resolution.check(named);
     if (verdict.kind === 'invalid') throw Errors.invalidUrl(verdict.messages);

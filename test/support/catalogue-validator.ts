@@ -31,7 +31,10 @@ export class CatalogueValidator {
       Object.entries(webhooks).map(([type, item]: [string, PathItemObject]) => {
         const post = item.post!;
         const schema = (post.requestBody as { content: Record<string, { schema: object }> }).content['application/json'].schema;
-        const headers = (post.parameters as ParameterObject[]).map(({ name, schema: header }) => ({ name, validate: ajv.compile(header as object) }));
+        const headers = (post.parameters as ParameterObject[]).map(({ name, schema: header }) => ({
+          name,
+          validate: ajv.compile(header as object),
+        }));
         return [type, { body: ajv.compile(schema), headers }];
       }),
     );

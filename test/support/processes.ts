@@ -14,17 +14,29 @@ export interface CliResult {
 /** Runs the built operator CLI (`node dist/cli.js ...`) with this environment; `input` goes to its standard input. */
 export function runCli(args: string[], env: Record<string, string>, cwd?: string, input = ''): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(DIST, 'cli.js'), ...args], { env: { PATH: process.env.PATH, ...env }, cwd }, (error, stdout, stderr) => {
-      const failure = error as { code?: number; signal?: string | null } | null;
-      resolve({ code: failure ? Number(failure.code ?? 1) : 0, signal: failure?.signal ?? null, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [join(DIST, 'cli.js'), ...args],
+      { env: { PATH: process.env.PATH, ...env }, cwd },
+      (error, stdout, stderr) => {
+        const failure = error as { code?: number; signal?: string | null } | null;
+        resolve({ code: failure ? Number(failure.code ?? 1) : 0, signal: failure?.signal ?? null, stdout, stderr });
+      },
+    );
     child.stdin!.end(input);
   });
 }
 
 /** Starts the built server (`node dist/main.js`); `output` collects stdout and stderr. */
-export function startServer(env: Record<string, string>, cwd?: string): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(DIST, 'main.js')], { env: { PATH: process.env.PATH, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServer(
+  env: Record<string, string>,
+  cwd?: string,
+): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [join(DIST, 'main.js')], {
+    env: { PATH: process.env.PATH, ...env },
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout!.on('data', (chunk) => output.push(String(chunk)));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));

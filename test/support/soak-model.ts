@@ -104,7 +104,8 @@ export function certaintyOf(answer: Answer): 'certain' | 'optional' | 'unbounded
 function answerProblem({ request, status, body }: Answer): string | undefined {
   if (status === null) return `no answer (${String(body)})`;
   if (!ALLOWED_STATUSES[request.kind].includes(status)) return `status ${status} is not among ${ALLOWED_STATUSES[request.kind].join(', ')}`;
-  if (request.kind === 'list' && (typeof body !== 'object' || body === null || Array.isArray(body))) return `body ${short(body)} is not an object`;
+  if (request.kind === 'list' && (typeof body !== 'object' || body === null || Array.isArray(body)))
+    return `body ${short(body)} is not an object`;
   const fixed = FIXED_BODIES[request.kind]?.[status];
   if (fixed !== undefined && !sameJson(body, fixed)) return `body ${short(body)} instead of ${JSON.stringify(fixed)}`;
   return undefined;
@@ -218,7 +219,8 @@ function apply(state: State, step: Step): Outcome {
       const expected = { name: request.name, ...bodyOf(urls) };
       const secret = (body as JsonObject | null)?.secret;
       if (typeof secret !== 'string' || !SECRET_PATTERN.test(secret)) return refused(`201 without a valid secret: ${short(body)}`);
-      if (!sameJson(withoutSecret(body), expected)) return refused(`201 answered ${short(withoutSecret(body))}, expected ${short(expected)}`);
+      if (!sameJson(withoutSecret(body), expected))
+        return refused(`201 answered ${short(withoutSecret(body))}, expected ${short(expected)}`);
       return { state: { urls, secret } };
     }
     case 'legacy create': {
@@ -226,9 +228,11 @@ function apply(state: State, step: Step): Outcome {
       if (!known) return { state: { urls, secret: state?.secret ?? null } };
       const secret = (body as JsonObject | null)?.secret;
       if (typeof secret !== 'string' || !SECRET_PATTERN.test(secret)) return refused(`200 without a valid secret: ${short(body)}`);
-      if (!sameJson(withoutSecret(body), bodyOf(urls))) return refused(`200 answered ${short(withoutSecret(body))}, expected ${short(bodyOf(urls))}`);
+      if (!sameJson(withoutSecret(body), bodyOf(urls)))
+        return refused(`200 answered ${short(withoutSecret(body))}, expected ${short(bodyOf(urls))}`);
       // The secret is kept on update, never rotated (docs/api.md 5.3).
-      if (state?.secret && state.secret !== secret) return refused(`the update answered secret ${secret.slice(0, 12)}..., the webhook had ${state.secret.slice(0, 12)}...`);
+      if (state?.secret && state.secret !== secret)
+        return refused(`the update answered secret ${secret.slice(0, 12)}..., the webhook had ${state.secret.slice(0, 12)}...`);
       return { state: { urls, secret: state?.secret ?? secret } };
     }
     case 'patch': {
@@ -255,7 +259,9 @@ function apply(state: State, step: Step): Outcome {
       if (!known) return { state };
       if (step.listed === undefined) return state ? refused('the list lacks the webhook') : { state };
       if (!state) return refused(`the list has ${short(step.listed)} for a name that did not exist`);
-      return sameJson(step.listed, bodyOf(state.urls)) ? { state } : refused(`listed ${short(step.listed)}, stored ${short(bodyOf(state.urls))}`);
+      return sameJson(step.listed, bodyOf(state.urls))
+        ? { state }
+        : refused(`listed ${short(step.listed)}, stored ${short(bodyOf(state.urls))}`);
   }
 }
 
@@ -411,7 +417,13 @@ const dedupe = (configs: readonly Config[]): Config[] => [...new Map(configs.map
 export interface DatabaseSnapshot {
   readonly sources: readonly { readonly id: number; readonly organizationId: number }[];
   /** Every webhook row, with its URLs and its decrypted secret. */
-  readonly webhooks: readonly { readonly id: number; readonly sourceId: number; readonly name: string; readonly urls: Urls; readonly secret: string }[];
+  readonly webhooks: readonly {
+    readonly id: number;
+    readonly sourceId: number;
+    readonly name: string;
+    readonly urls: Urls;
+    readonly secret: string;
+  }[];
 }
 
 /** `GET /webhook` of one organization from one instance, once the load is over. */
@@ -423,7 +435,12 @@ export interface Listing {
 }
 
 /** The structural rules of docs/api.md 5 over the rows; returns the webhooks of each organization by name. */
-function checkRows(db: DatabaseSnapshot, organizations: readonly number[], names: readonly string[], violations: string[]): Map<number, Map<string, Webhook>> {
+function checkRows(
+  db: DatabaseSnapshot,
+  organizations: readonly number[],
+  names: readonly string[],
+  violations: string[],
+): Map<number, Map<string, Webhook>> {
   const byOrganization = new Map<number, Map<string, Webhook>>(organizations.map((o) => [o, new Map()]));
   const sourceOrg = new Map(db.sources.map((s) => [s.id, s.organizationId]));
   for (const organization of new Set(db.sources.map((s) => s.organizationId))) {
@@ -510,7 +527,10 @@ export function checkSoak({ organizations, names, answers, database, listings }:
       if (certainty !== 'certain') continue;
       const listed = answer.body as JsonObject;
       for (const name of Object.keys(listed)) {
-        if (!names.includes(name)) violations.push(`list of organization ${answer.organization} has ${name}, which no request ever tried to create: ${describeAnswer(answer)}`);
+        if (!names.includes(name))
+          violations.push(
+            `list of organization ${answer.organization} has ${name}, which no request ever tried to create: ${describeAnswer(answer)}`,
+          );
       }
       for (const name of names) stepsOf(answer.organization, name).push({ index: index++, answer, certainty, listed: listed[name] });
     } else if (request.kind === 'read') {
@@ -576,7 +596,10 @@ export function checkSamples(samples: readonly SourceSample[]): string[] {
       if (rows > 1) note(`organization ${organization} has ${rows} webhook_sources rows`, at);
     }
   }
-  return [...seen].map(([problem, { first, count }]) => `database during the load: ${problem} (first at ${first.toFixed(1)} ms, in ${count} of ${samples.length} samples)`);
+  return [...seen].map(
+    ([problem, { first, count }]) =>
+      `database during the load: ${problem} (first at ${first.toFixed(1)} ms, in ${count} of ${samples.length} samples)`,
+  );
 }
 
 /** Answers per operation and status, for the report. */

@@ -71,7 +71,11 @@ export class TestApp {
 
   /** Another instance of the service on this instance's database, with the same key. */
   another(options: Omit<TestAppOptions, 'database' | 'secretKey'> = {}): Promise<TestApp> {
-    return TestApp.start(this.database.kind, { ...options, database: this.database, secretKey: this.config.secretKeys.current.toString('base64') });
+    return TestApp.start(this.database.kind, {
+      ...options,
+      database: this.database,
+      secretKey: this.config.secretKeys.current.toString('base64'),
+    });
   }
 
   http(): TestAgent {
@@ -96,7 +100,10 @@ export class TestApp {
   }
 
   /** A new user, member of a new organization, with a live wallet token and one active card issued with these credentials. */
-  async cardHolder(credentials: { provisioningId: string; provisioningSecret: string }): Promise<{ userId: number; cardId: number; token: string }> {
+  async cardHolder(credentials: {
+    provisioningId: string;
+    provisioningSecret: string;
+  }): Promise<{ userId: number; cardId: number; token: string }> {
     const organizationId = await this.identity.createOrganization('Card Org');
     const userId = await this.identity.createUser(`${randomBytes(6).toString('hex')}@example.test`, null);
     await this.identity.setMembership(organizationId, userId, 'member');

@@ -27,21 +27,32 @@ export function webhookClient(app: () => TestApp) {
   };
   const sourceRows = (m: Member) => count('SELECT COUNT(*) AS n FROM webhook_sources WHERE organization_id = ?', [m.organizationId]);
   const webhookRows = (m: Member) =>
-    count(
-      `SELECT COUNT(*) AS n FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE ws.organization_id = ?`,
-      [m.organizationId],
-    );
+    count(`SELECT COUNT(*) AS n FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE ws.organization_id = ?`, [
+      m.organizationId,
+    ]);
   return {
-    create: (m: Member, name: string, body: unknown) => http().post(`/api/webhook/${name}`).set('Cookie', m.cookie).send(body as object),
+    create: (m: Member, name: string, body: unknown) =>
+      http()
+        .post(`/api/webhook/${name}`)
+        .set('Cookie', m.cookie)
+        .send(body as object),
     list: (m: Member) => http().get('/api/webhook').set('Cookie', m.cookie),
     read: (m: Member, name: string) => http().get(`/api/webhook/${name}`).set('Cookie', m.cookie),
     patch: (m: Member, name: string, body: unknown, type = 'application/json') =>
       http().patch(`/api/webhook/${name}`).set('Cookie', m.cookie).set('Content-Type', type).send(JSON.stringify(body)),
     remove: (m: Member, name: string) => http().delete(`/api/webhook/${name}`).set('Cookie', m.cookie),
     /** Legacy create-or-update: `POST /api/webhook`. */
-    upsert: (m: Member, body: unknown) => http().post('/api/webhook').set('Cookie', m.cookie).send(body as object),
+    upsert: (m: Member, body: unknown) =>
+      http()
+        .post('/api/webhook')
+        .set('Cookie', m.cookie)
+        .send(body as object),
     /** Legacy delete: `DELETE /api/webhook` with the name in the body. */
-    removeByBody: (m: Member, body: unknown) => http().delete('/api/webhook').set('Cookie', m.cookie).send(body as object),
+    removeByBody: (m: Member, body: unknown) =>
+      http()
+        .delete('/api/webhook')
+        .set('Cookie', m.cookie)
+        .send(body as object),
     sourceRows,
     /** docs/api.md 5: the organization has a source row iff it has at least one webhook. */
     expectSourceInvariant: async (m: Member) => {

@@ -55,7 +55,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const waiters = new Set<() => void>();
   const inFlight = new Map<string, number>();
   const peaks = new Map<string, number>();
-  const server: Server = createServer({ key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) });
+  const server: Server = createServer({
+    key: readFileSync(join(TLS_DIR, 'receiver.key')),
+    cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
+  });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -113,7 +116,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       });
-      if (offCatalogue.length > 0) throw new Error(`requests not as the event catalogue describes them (docs/api.md 10.11):\n${offCatalogue.join('\n')}`);
+      if (offCatalogue.length > 0)
+        throw new Error(`requests not as the event catalogue describes them (docs/api.md 10.11):\n${offCatalogue.join('\n')}`);
     },
   };
 }

@@ -7,7 +7,10 @@ import { OperatorCommand } from './operator-command';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 
-@SubCommand({ name: 'list', description: 'The operator audit trail (platform keys created and revoked), newest first; prints {"entries":[…]}' })
+@SubCommand({
+  name: 'list',
+  description: 'The operator audit trail (platform keys created and revoked), newest first; prints {"entries":[…]}',
+})
 export class AuditListCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {
     super();

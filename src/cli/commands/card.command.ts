@@ -29,7 +29,9 @@ export class CardCreateCommand extends OperatorCommand {
       throw new UsageError('--issuer, --provisioning-id and --provisioning-secret go together');
     }
     const issuance =
-      issuer === undefined ? undefined : { issuerId: issuer, provisioningId: provisioningId!, provisioningSecret: await secretArgument(provisioningSecret!) };
+      issuer === undefined
+        ? undefined
+        : { issuerId: issuer, provisioningId: provisioningId!, provisioningSecret: await secretArgument(provisioningSecret!) };
     printResult({ id: await this.cards.createCard(user, org, status ?? 'active', issuance) });
   }
 
@@ -58,7 +60,10 @@ export class CardCreateCommand extends OperatorCommand {
     return parseText(value);
   }
 
-  @Option({ flags: '--provisioning-secret <secret>', description: 'push-provisioning secret (stored encrypted); - reads it from standard input' })
+  @Option({
+    flags: '--provisioning-secret <secret>',
+    description: 'push-provisioning secret (stored encrypted); - reads it from standard input',
+  })
   parseProvisioningSecret(value: string): string {
     return parseText(value);
   }

@@ -20,7 +20,10 @@ export class PlatformKeyCreateCommand extends OperatorCommand {
   }
 
   async run(_: string[], { name, org, expiresIn }: CreateOptions): Promise<void> {
-    const { id, token, organizations, expiresAt } = await this.identity.createPlatformKey(name, { organizations: org, expiresInDays: expiresIn });
+    const { id, token, organizations, expiresAt } = await this.identity.createPlatformKey(name, {
+      organizations: org,
+      expiresInDays: expiresIn,
+    });
     printResult({ id, token, organizations, expiresAt: expiresAt?.toISOString() ?? null });
   }
 
@@ -74,5 +77,9 @@ export class PlatformKeyRevokeCommand extends OperatorCommand {
   }
 }
 
-@Command({ name: 'platform-key', description: 'Platform keys', subCommands: [PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand] })
+@Command({
+  name: 'platform-key',
+  description: 'Platform keys',
+  subCommands: [PlatformKeyCreateCommand, PlatformKeyListCommand, PlatformKeyRevokeCommand],
+})
 export class PlatformKeyCommand extends GroupCommand {}

@@ -43,5 +43,9 @@ export class WalletTokenRevokeCommand extends OperatorCommand {
   }
 }
 
-@Command({ name: 'wallet-token', description: 'Wallet-extension access tokens', subCommands: [WalletTokenCreateCommand, WalletTokenRevokeCommand] })
+@Command({
+  name: 'wallet-token',
+  description: 'Wallet-extension access tokens',
+  subCommands: [WalletTokenCreateCommand, WalletTokenRevokeCommand],
+})
 export class WalletTokenCommand extends GroupCommand {}

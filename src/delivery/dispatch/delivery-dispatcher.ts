@@ -114,7 +114,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     if (handoff === undefined || handoff.token !== this.token) return this.wake();
     this.adoptions.push(eventId);
     this.adoptionsExpected += deliveries;
-    if (this.adoptions.length === 1) this.adopting = this.adopting.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => this.adopt());
+    if (this.adoptions.length === 1)
+      this.adopting = this.adopting.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => this.adopt());
   }
 
   /** Due deliveries may exist that this instance has not seen: scan soon. */

@@ -140,7 +140,8 @@ export class DeliveryQueue {
       async (tx) => {
         const slots = new Map<number, RateSlots>();
         for (const { webhookId, rateLimit, count } of requests) {
-          if (rateLimit !== undefined) slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, count, RATE_HORIZON_MS));
+          if (rateLimit !== undefined)
+            slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, count, RATE_HORIZON_MS));
         }
         const asks = requests.map((r) => ({ ...r, count: slots.get(r.webhookId)?.count ?? r.count })).filter((r) => r.count > 0);
         if (asks.length === 0) return [];
@@ -221,11 +222,10 @@ export class DeliveryQueue {
   /** Gives claims back unattempted (held back, no room, shutdown): due at `now` for any instance. */
   async release(ids: readonly number[], token: string, now: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.execute(`UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})`, [
-      sqlTimestamp(new Date(now)),
-      token,
-      ...ids,
-    ]);
+    await this.db.execute(
+      `UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})`,
+      [sqlTimestamp(new Date(now)), token, ...ids],
+    );
   }
 
   /** Gives back every claim this instance still holds (shutdown). */
@@ -238,12 +238,18 @@ export class DeliveryQueue {
 
   /** Ends a claim without an attempt, its webhook gone: the delivery is cancelled. */
   async cancel(id: number, token: string): Promise<void> {
-    await this.db.execute("UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE id = ? AND claim_token = ?", [id, token]);
+    await this.db.execute(
+      "UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE id = ? AND claim_token = ?",
+      [id, token],
+    );
   }
 
   /** docs/api.md 10.2: a deleted webhook's deliveries that have not succeeded are cancelled, in the deleting transaction. */
   async cancelPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
-    await tx.execute("UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE webhook_id = ? AND state = 'pending'", [webhookId]);
+    await tx.execute(
+      "UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE webhook_id = ? AND state = 'pending'",
+      [webhookId],
+    );
   }
 
   /**

@@ -37,7 +37,9 @@ export class EndpointHealthRepository {
   update<T>(webhookId: number, change: (health: EndpointHealth) => { health: EndpointHealth; result: T }): Promise<T> {
     return this.db.transaction(async (tx) => {
       await tx.execute(this.db.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
-      const [row] = await tx.select(`SELECT ${HEALTH_COLUMNS} FROM webhook_health h WHERE h.webhook_id = ?${this.db.dialect.forUpdate}`, [webhookId]);
+      const [row] = await tx.select(`SELECT ${HEALTH_COLUMNS} FROM webhook_health h WHERE h.webhook_id = ?${this.db.dialect.forUpdate}`, [
+        webhookId,
+      ]);
       const { health, result } = change(healthOfRow(row));
       await tx.execute(
         'UPDATE webhook_health SET failing_since = ?, failed_attempts = ?, breaker_failures = ?, breaker_open_until = ? WHERE webhook_id = ?',
@@ -73,7 +75,10 @@ export class EndpointHealthRepository {
   /** The rate limiter's next free slot, locked until the claim's transaction ends (the row is made when missing). */
   async lockRateSlot(tx: SqlExecutor, webhookId: number): Promise<number | null> {
     await tx.execute(this.db.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
-    const [row] = await tx.select<{ next: unknown }>(`SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?${this.db.dialect.forUpdate}`, [webhookId]);
+    const [row] = await tx.select<{ next: unknown }>(
+      `SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?${this.db.dialect.forUpdate}`,
+      [webhookId],
+    );
     return ms(row?.next);
   }
 

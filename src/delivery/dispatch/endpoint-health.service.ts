@@ -57,9 +57,22 @@ export class EndpointHealthService {
       disabled = await this.webhooks.disable(tx, webhookId, at);
       if (disabled === undefined) return undefined;
       await this.queue.failPendingOf(tx, webhookId);
-      await this.audit.record(tx, { organizationId: disabled.organizationId, actorUserId: null, action: 'webhook.disabled', webhook: disabled.name, fields: [] }, at);
-      return { type: DISABLED_EVENT, organization: disabled.organizationId, data: { webhook: disabled.name }, onlyEnabledExcept: webhookId };
+      await this.audit.record(
+        tx,
+        { organizationId: disabled.organizationId, actorUserId: null, action: 'webhook.disabled', webhook: disabled.name, fields: [] },
+        at,
+      );
+      return {
+        type: DISABLED_EVENT,
+        organization: disabled.organizationId,
+        data: { webhook: disabled.name },
+        onlyEnabledExcept: webhookId,
+      };
     });
-    if (disabled !== undefined) this.logger.warn({ organization: disabled.organizationId, webhook: disabled.name }, 'webhook disabled: its attempts have failed for days');
+    if (disabled !== undefined)
+      this.logger.warn(
+        { organization: disabled.organizationId, webhook: disabled.name },
+        'webhook disabled: its attempts have failed for days',
+      );
   }
 }

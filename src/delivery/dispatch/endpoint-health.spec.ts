@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { AttemptError } from '../delivery.model';
-import { breakerState, cooldownMs, DISABLE_AFTER_ATTEMPTS, EndpointHealth, healthAfter, HEALTHY, HealthPolicy, isHealthy, MAX_COOLDOWN_MS } from './endpoint-health';
+import {
+  breakerState,
+  cooldownMs,
+  DISABLE_AFTER_ATTEMPTS,
+  EndpointHealth,
+  healthAfter,
+  HEALTHY,
+  HealthPolicy,
+  isHealthy,
+  MAX_COOLDOWN_MS,
+} from './endpoint-health';
 
 const DAY = 24 * 3600 * 1000;
 const POLICY: HealthPolicy = { breakerThreshold: 3, cooldownMs: 1000, disableAfterMs: 5 * DAY };

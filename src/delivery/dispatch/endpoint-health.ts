@@ -52,7 +52,12 @@ export const cooldownMs = (breakerFailures: number, policy: HealthPolicy): numbe
  * run that disabling looks at. An attempt that could not be made (`internal error`, ours) says
  * nothing about the endpoint.
  */
-export function healthAfter(health: EndpointHealth, outcome: Pick<AttemptOutcome, 'ok' | 'error'>, at: number, policy: HealthPolicy): { health: EndpointHealth; disable: boolean } {
+export function healthAfter(
+  health: EndpointHealth,
+  outcome: Pick<AttemptOutcome, 'ok' | 'error'>,
+  at: number,
+  policy: HealthPolicy,
+): { health: EndpointHealth; disable: boolean } {
   if (outcome.ok) return { health: HEALTHY, disable: false };
   if (outcome.error === 'internal error') return { health, disable: false };
   const failingSince = health.failingSince ?? at;

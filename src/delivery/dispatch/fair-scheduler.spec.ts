@@ -29,7 +29,11 @@ describe('fairShares', () => {
   });
 
   it('hands out no more than the free slots', () => {
-    const shares = fairShares([1, 2, 3, 4, 5].map((id) => due(id, id)), 3, () => 4);
+    const shares = fairShares(
+      [1, 2, 3, 4, 5].map((id) => due(id, id)),
+      3,
+      () => 4,
+    );
     expect([...shares.values()].reduce((a, b) => a + b, 0)).toBe(3);
   });
 

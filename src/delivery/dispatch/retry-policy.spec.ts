@@ -16,7 +16,10 @@ describe('RetryPolicy', () => {
   const midway = new RetryPolicy([5, 300], () => 0.5);
 
   it('ends a delivery that got a 2xx as succeeded', () => {
-    expect(midway.after(1, { ok: true, status: 204, error: null, durationMs: 3 }, NOW)).toEqual({ state: 'succeeded', nextAttemptAt: null });
+    expect(midway.after(1, { ok: true, status: 204, error: null, durationMs: 3 }, NOW)).toEqual({
+      state: 'succeeded',
+      nextAttemptAt: null,
+    });
   });
 
   it('waits the schedule delay for the attempt that failed', () => {

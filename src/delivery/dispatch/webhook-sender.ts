@@ -40,12 +40,17 @@ export class WebhookSender implements OnApplicationShutdown {
   ) {
     this.config = config.delivery;
     this.secureContext =
-      this.config.caFile === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, readFileSync(this.config.caFile, 'utf8')] });
+      this.config.caFile === undefined
+        ? undefined
+        : createSecureContext({ ca: [...rootCertificates, readFileSync(this.config.caFile, 'utf8')] });
   }
 
   async send(target: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
     const started = performance.now();
-    const outcome = (fields: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({ ...fields, durationMs: Math.round(performance.now() - started) });
+    const outcome = (fields: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({
+      ...fields,
+      durationMs: Math.round(performance.now() - started),
+    });
     const failed = (error: AttemptError, status: number | null = null) => outcome({ ok: false, status, error });
 
     const check = checkUrl(target, this.addresses.allows);

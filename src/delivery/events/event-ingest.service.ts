@@ -31,7 +31,9 @@ const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
 
 /** What an idempotency key compares: the event's type, organization and data. */
 const requestHashOf = (type: string, organizationId: number, data: unknown): string =>
-  createHash('sha256').update(JSON.stringify([type, organizationId, data])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([type, organizationId, data]))
+    .digest('hex');
 
 /**
  * Events in (docs/api.md 10.1), for `POST {p}/events`, the CLI's `event send`, the console's
@@ -100,7 +102,12 @@ export class EventIngest {
    * `{"webhook": name}`, delivered to that webhook's `url` only, through the same queue,
    * dispatcher and log as every event.
    */
-  async test(organizationId: number, actor: Actor, webhookId: number, name: string): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
+  async test(
+    organizationId: number,
+    actor: Actor,
+    webhookId: number,
+    name: string,
+  ): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
     const event = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
     const deliveryId = await this.events.insertForWebhook(event, webhookId, {
       organizationId,

@@ -18,7 +18,11 @@ export class EventsController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Hand in an event: it is stored with one delivery per webhook of the organization before the answer' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-255 visible ASCII characters; the same key within 24 h answers as the first call' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: '1-255 visible ASCII characters; the same key within 24 h answers as the first call',
+  })
   @ApiBody({ type: EventBodyDto })
   @ApiAcceptedResponse({ type: AcceptedEventDto })
   @ApiErrorResponses({
@@ -29,7 +33,11 @@ export class EventsController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  accept(@Caller() caller: PlatformCaller, @Body(EventBodyPipe) event: IncomingEvent, @Headers('idempotency-key') idempotencyKey?: string): Promise<AcceptedEventDto> {
+  accept(
+    @Caller() caller: PlatformCaller,
+    @Body(EventBodyPipe) event: IncomingEvent,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<AcceptedEventDto> {
     const key = idempotencyKeyOf(idempotencyKey);
     refuseOrganizationOutsideKey(caller, event.organization);
     return this.ingest.accept(event, key);

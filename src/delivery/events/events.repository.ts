@@ -111,7 +111,15 @@ export class EventsRepository {
       {
         sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, created_at)
               VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        params: [event.id, event.organizationId, event.type, event.idempotencyKey ?? null, event.requestHash, sealedToJson(event.payload), sqlTimestamp(event.createdAt)],
+        params: [
+          event.id,
+          event.organizationId,
+          event.type,
+          event.idempotencyKey ?? null,
+          event.requestHash,
+          sealedToJson(event.payload),
+          sqlTimestamp(event.createdAt),
+        ],
       },
       { sql: fanOutSql(fanOut), params: fanOutParams(event, fanOut) },
     ];
@@ -176,6 +184,9 @@ export class EventsRepository {
       sqlTimestamp(before),
     ]);
     if (rows.length === 0) return 0;
-    return this.db.execute(`DELETE FROM events WHERE id IN (${rows.map(() => '?').join(', ')})`, rows.map((row) => row.id));
+    return this.db.execute(
+      `DELETE FROM events WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      rows.map((row) => row.id),
+    );
   }
 }

@@ -21,9 +21,12 @@ describe('parseIncomingEvent (docs/api.md 10.1)', () => {
     expect(event.data).toBe(data);
   });
 
-  it.each(['transaction.created', 'transaction.updated', 'transaction.completed', 'card.updated', 'user.updated'])('accepts the type %s', (type) => {
-    expect(parseIncomingEvent({ type, organization: 1, data: {} }).type).toBe(type);
-  });
+  it.each(['transaction.created', 'transaction.updated', 'transaction.completed', 'card.updated', 'user.updated'])(
+    'accepts the type %s',
+    (type) => {
+      expect(parseIncomingEvent({ type, organization: 1, data: {} }).type).toBe(type);
+    },
+  );
 
   it.each([
     ['an array', [1, 2]],
@@ -57,10 +60,16 @@ describe('parseIncomingEvent (docs/api.md 10.1)', () => {
   });
 
   it(`accepts data ${MAX_DATA_DEPTH} levels deep and refuses one more, arrays counted as levels`, () => {
-    expect(parseIncomingEvent({ type: 'user.updated', organization: 1, data: nested(MAX_DATA_DEPTH) }).data).toEqual(nested(MAX_DATA_DEPTH));
+    expect(parseIncomingEvent({ type: 'user.updated', organization: 1, data: nested(MAX_DATA_DEPTH) }).data).toEqual(
+      nested(MAX_DATA_DEPTH),
+    );
     const tooDeep = badRequest(`data: must be at most ${MAX_DATA_DEPTH} levels deep`);
-    expect(thrownBy(() => parseIncomingEvent({ type: 'user.updated', organization: 1, data: nested(MAX_DATA_DEPTH + 1) }))).toEqual(tooDeep);
-    expect(thrownBy(() => parseIncomingEvent({ type: 'user.updated', organization: 1, data: { a: [nested(MAX_DATA_DEPTH - 1)] } }))).toEqual(tooDeep);
+    expect(thrownBy(() => parseIncomingEvent({ type: 'user.updated', organization: 1, data: nested(MAX_DATA_DEPTH + 1) }))).toEqual(
+      tooDeep,
+    );
+    expect(
+      thrownBy(() => parseIncomingEvent({ type: 'user.updated', organization: 1, data: { a: [nested(MAX_DATA_DEPTH - 1)] } })),
+    ).toEqual(tooDeep);
   });
 
   it('is what EventBodyPipe answers', () => {

@@ -19,7 +19,9 @@ describe('PendingLimit', () => {
   it('answers 429 queue full with Retry-After at the limit, and counts the refusal', async () => {
     const { limit, metrics } = limitWith(3, [3]);
     await expect(limit.check(1, 0)).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
-    expect(await metrics.registry.getSingleMetricAsString('platform_api_events_queue_full_total')).toMatch(/^platform_api_events_queue_full_total 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('platform_api_events_queue_full_total')).toMatch(
+      /^platform_api_events_queue_full_total 1$/m,
+    );
   });
 
   it('trusts a count for a second, raised by what this instance added', async () => {

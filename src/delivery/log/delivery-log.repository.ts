@@ -57,9 +57,15 @@ export class DeliveryLogRepository {
   ) {}
 
   /** Up to `limit` deliveries of the webhook, newest first, with ids below `beforeId` when given. */
-  page(webhookId: number, { state, beforeId, limit }: { state: DeliveryState | null; beforeId: number | undefined; limit: number }): Promise<DeliveryRow[]> {
+  page(
+    webhookId: number,
+    { state, beforeId, limit }: { state: DeliveryState | null; beforeId: number | undefined; limit: number },
+  ): Promise<DeliveryRow[]> {
     const params = [webhookId, ...(state === null ? [] : [state]), ...(beforeId === undefined ? [] : [beforeId])];
-    return this.db.select<DeliveryRow & Record<string, unknown>>(pageSql({ state: state !== null, before: beforeId !== undefined, limit }), params);
+    return this.db.select<DeliveryRow & Record<string, unknown>>(
+      pageSql({ state: state !== null, before: beforeId !== undefined, limit }),
+      params,
+    );
   }
 
   async findOne(webhookId: number, id: number): Promise<DeliveryRow | undefined> {
@@ -84,19 +90,34 @@ export class DeliveryLogRepository {
    * undefined when the webhook has no such delivery (nothing is written for those, nor for a
    * cancelled one).
    */
-  replay(webhook: { id: number; name: string; organizationId: number }, id: number, actor: Actor, now: Date): Promise<DeliveryState | undefined> {
+  replay(
+    webhook: { id: number; name: string; organizationId: number },
+    id: number,
+    actor: Actor,
+    now: Date,
+  ): Promise<DeliveryState | undefined> {
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.select<{ state: DeliveryState }>(`SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${this.db.dialect.forUpdate}`, [
-        id,
-        webhook.id,
-      ]);
+      const [row] = await tx.select<{ state: DeliveryState }>(
+        `SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${this.db.dialect.forUpdate}`,
+        [id, webhook.id],
+      );
       if (row === undefined || row.state === 'cancelled') return row?.state;
       await tx.execute(
         `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
           WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
         [sqlTimestamp(now), id],
       );
-      await this.audit.record(tx, { organizationId: webhook.organizationId, actorUserId: actor.userId, action: 'delivery.retried', webhook: webhook.name, fields: [] }, now);
+      await this.audit.record(
+        tx,
+        {
+          organizationId: webhook.organizationId,
+          actorUserId: actor.userId,
+          action: 'delivery.retried',
+          webhook: webhook.name,
+          fields: [],
+        },
+        now,
+      );
       return row.state;
     });
   }

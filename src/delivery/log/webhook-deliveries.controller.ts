@@ -39,7 +39,11 @@ export class WebhookDeliveriesController {
   @Get('deliveries')
   @ApiOperation({ summary: "The webhook's deliveries, newest first, a page at a time (next: an opaque cursor, or null)" })
   @ApiOkResponse({ type: DeliveryPageDto })
-  list(@Caller() caller: SessionCaller, @Query(new QueryPipe(DeliveryLogQueryDto)) query: DeliveryLogQueryDto, @Param('name', WebhookNamePipe) name: string) {
+  list(
+    @Caller() caller: SessionCaller,
+    @Query(new QueryPipe(DeliveryLogQueryDto)) query: DeliveryLogQueryDto,
+    @Param('name', WebhookNamePipe) name: string,
+  ) {
     return this.log.page(caller.organizationId, name, query);
   }
 

@@ -54,7 +54,9 @@ export const RateLimitField = ({ nullable = false } = {}) =>
       minimum: MIN_RATE_LIMIT,
       maximum: MAX_RATE_LIMIT,
       nullable,
-      description: 'At most this many deliveries a second reach the webhook, from every instance together' + (nullable ? '; null removes the limit' : ''),
+      description:
+        'At most this many deliveries a second reach the webhook, from every instance together' +
+        (nullable ? '; null removes the limit' : ''),
     }),
     ValidateIf(nullable ? givenNotNull : given),
     IsInt({ message: RATE_LIMIT_RULE }),

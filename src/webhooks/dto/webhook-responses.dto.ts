@@ -8,9 +8,17 @@ export class WebhookDto {
   @ApiPropertyOptional({ type: () => TransactionEventsDto }) transaction?: TransactionEventsDto;
   @ApiPropertyOptional({ type: () => CardEventsDto }) card?: CardEventsDto;
   @ApiPropertyOptional({ type: () => UserEventsDto }) user?: UserEventsDto;
-  @ApiPropertyOptional({ type: 'integer', minimum: MIN_RATE_LIMIT, maximum: MAX_RATE_LIMIT, description: 'Deliveries per second, when limited' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_RATE_LIMIT,
+    maximum: MAX_RATE_LIMIT,
+    description: 'Deliveries per second, when limited',
+  })
   rateLimit?: number;
-  @ApiPropertyOptional({ enum: [true], description: 'Present when the service disabled the webhook for failing for days; POST …/enable turns it on' })
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Present when the service disabled the webhook for failing for days; POST …/enable turns it on',
+  })
   disabled?: true;
 }
 
@@ -39,6 +47,11 @@ export class RotatedSecretDto {
   @ApiProperty({ pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'The new signing secret, shown this once' })
   secret: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Until when the previous secret signs too; null: it was dropped' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the previous secret signs too; null: it was dropped',
+  })
   previousExpiresAt: string | null;
 }

@@ -30,7 +30,18 @@ const MAX_V6 = (1n << 128n) - 1n;
  * variation-selector marks (\p{Mn}, allowed through rule 1 raw) and \p{Cf} characters, which
  * rule 1 refuses raw, so percent-encoded here (the host is percent-decoded before mapping).
  */
-export const IGNORED_IN_HOSTS = ['\u034F', '\uFE00', '\uFE0F', '\u180B', '\u180F', '\u{E0100}', '%C2%AD', '%E2%80%8B', '%E2%81%A0', '%ef%bb%bf'];
+export const IGNORED_IN_HOSTS = [
+  '\u034F',
+  '\uFE00',
+  '\uFE0F',
+  '\u180B',
+  '\u180F',
+  '\u{E0100}',
+  '%C2%AD',
+  '%E2%80%8B',
+  '%E2%81%A0',
+  '%ef%bb%bf',
+];
 
 /** What to do with one character of a host spelling; most characters stay plain. */
 type CharDisguise = {
@@ -50,7 +61,10 @@ const charDisguise: fc.Arbitrary<CharDisguise> = fc.oneof(
       wide: fc.constantFrom<0 | 1 | 2 | 3>(0, 1, 2, 3),
       percent: fc.boolean(),
       lowerHex: fc.boolean(),
-      ignored: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: IGNORED_IN_HOSTS.length }) }),
+      ignored: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(0) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: IGNORED_IN_HOSTS.length }) },
+      ),
     }),
   },
 );
@@ -88,7 +102,7 @@ export function disguise(text: string, plan: readonly CharDisguise[]): string {
 
 /** Upper-case the letters whose bit is set in `mask` (bit i for letter position i mod 31). */
 const applyCase = (text: string, mask: number) =>
-  [...text].map((ch, index) => ((mask >>> index % 31) & 1 ? ch.toUpperCase() : ch)).join('');
+  [...text].map((ch, index) => ((mask >>> (index % 31)) & 1 ? ch.toUpperCase() : ch)).join('');
 
 // ---------------------------------------------------------------------------------------------
 // IPv4 addresses (ground truth: an unsigned 32-bit integer)
@@ -167,16 +181,20 @@ export const ipv4Spelling = (address: fc.Arbitrary<number> = ipv4Address): fc.Ar
 export const invalidIpv4Host: fc.Arbitrary<string> = fc
   .oneof(
     // one leading part above 255
-    fc.record({
-      values: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 2, maxLength: 4 }),
-      at: fc.nat(),
-      big: fc.oneof(fc.integer({ min: 256, max: 300 }), fc.integer({ min: 256, max: MAX_V4 })),
-    }).map(({ values, at, big }) => values.map((value, index) => (index === at % (values.length - 1) ? big : value))),
+    fc
+      .record({
+        values: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 2, maxLength: 4 }),
+        at: fc.nat(),
+        big: fc.oneof(fc.integer({ min: 256, max: 300 }), fc.integer({ min: 256, max: MAX_V4 })),
+      })
+      .map(({ values, at, big }) => values.map((value, index) => (index === at % (values.length - 1) ? big : value))),
     // last part too large for the bits left to it
-    fc.record({
-      leading: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }),
-      over: fc.oneof(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 ** 40 })),
-    }).map(({ leading, over }) => [...leading, 2 ** (8 * (4 - leading.length)) + over]),
+    fc
+      .record({
+        leading: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }),
+        over: fc.oneof(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 ** 40 })),
+      })
+      .map(({ leading, over }) => [...leading, 2 ** (8 * (4 - leading.length)) + over]),
     // five or more parts
     fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 5, maxLength: 7 }),
   )
@@ -304,9 +322,9 @@ export const refusedName: fc.Arbitrary<Spelled<string>> = spellName(
   fc
     .tuple(
       fc.oneof(
-        fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom(...SPECIAL_USE_SUFFIXES)).map(
-          ([labels, suffix]) => labels.join('.') + suffix,
-        ),
+        fc
+          .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom(...SPECIAL_USE_SUFFIXES))
+          .map(([labels, suffix]) => labels.join('.') + suffix),
         fc.constant('localhost'),
         lastLabel, // a single label
       ),
@@ -323,7 +341,11 @@ export type AcceptedHost = { readonly text: string; readonly host: string; reado
 
 export const acceptedHost: fc.Arbitrary<AcceptedHost> = fc.oneof(
   ipv4Spelling(ipv4Address.filter(isPublicIPv4)).map(({ truth, text }) => ({ text, host: formatIPv4(truth), kind: 'ipv4' as const })),
-  ipv6Spelling(ipv6Address.filter(isPublicIPv6)).map(({ truth, text }) => ({ text, host: `[${formatIPv6(truth)}]`, kind: 'ipv6' as const })),
+  ipv6Spelling(ipv6Address.filter(isPublicIPv6)).map(({ truth, text }) => ({
+    text,
+    host: `[${formatIPv6(truth)}]`,
+    kind: 'ipv6' as const,
+  })),
   allowedName.map(({ truth, text }) => ({ text, host: truth, kind: 'name' as const })),
 );
 
@@ -360,7 +382,23 @@ export const userinfo: fc.Arbitrary<string> = fc
 /** A scheme: https in any case, or something else (common or random). */
 export const scheme: fc.Arbitrary<string> = fc.oneof(
   fc.nat().map((mask) => applyCase('https', mask)),
-  fc.constantFrom('http', 'HTTP', 'wss', 'ws', 'ftp', 'file', 'data', 'javascript', 'blob', 'gopher', 'httpss', 'htps', 'https-', 'https+x', 'xhttps'),
+  fc.constantFrom(
+    'http',
+    'HTTP',
+    'wss',
+    'ws',
+    'ftp',
+    'file',
+    'data',
+    'javascript',
+    'blob',
+    'gopher',
+    'httpss',
+    'htps',
+    'https-',
+    'https+x',
+    'xhttps',
+  ),
   fc.stringMatching(/^[a-z][a-z0-9+.-]{0,9}$/),
 );
 
@@ -371,12 +409,56 @@ export const schemeSeparator: fc.Arbitrary<string> = fc.constantFrom('//', '/', 
 const INVISIBLE_CLASS = /^[\p{C}\p{Z}\s]$/u;
 export const invisibleChar: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '\t', '\n', '\r', ' ', '\f', '\v', '\0', '\x1f', '\x7f', '\x80', '\x85', '\x9f', '\xa0', '\xad',
+    '\t',
+    '\n',
+    '\r',
+    ' ',
+    '\f',
+    '\v',
+    '\0',
+    '\x1f',
+    '\x7f',
+    '\x80',
+    '\x85',
+    '\x9f',
+    '\xa0',
+    '\xad',
     '\u061c', // ARABIC LETTER MARK (Cf)
-    '\u1680', '\u180e', '\u2000', '\u200a', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f',
-    '\u2028', '\u2029', '\u202a', '\u202e', '\u202f', '\u205f', '\u2060', '\u2064', '\u2066', '\u2069',
-    '\u3000', '\ufeff', '\ufff9', '\ufffb', '\ud800', '\udfff', '\ue000', '\uf8ff', '\u0378',
-    '\u{e0001}', '\u{e0020}', '\u{e007f}', '\u{f0000}', '\u{10ffff}', '\u{1bca0}', '\u{1d173}',
+    '\u1680',
+    '\u180e',
+    '\u2000',
+    '\u200a',
+    '\u200b',
+    '\u200c',
+    '\u200d',
+    '\u200e',
+    '\u200f',
+    '\u2028',
+    '\u2029',
+    '\u202a',
+    '\u202e',
+    '\u202f',
+    '\u205f',
+    '\u2060',
+    '\u2064',
+    '\u2066',
+    '\u2069',
+    '\u3000',
+    '\ufeff',
+    '\ufff9',
+    '\ufffb',
+    '\ud800',
+    '\udfff',
+    '\ue000',
+    '\uf8ff',
+    '\u0378',
+    '\u{e0001}',
+    '\u{e0020}',
+    '\u{e007f}',
+    '\u{f0000}',
+    '\u{10ffff}',
+    '\u{1bca0}',
+    '\u{1d173}',
   ),
   fc
     .integer({ min: 0, max: 0x10ffff })

@@ -105,7 +105,17 @@ export class InitialSchema1795342000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    for (const table of ['webhooks', 'webhook_sources', 'cards', 'issuers', 'access_tokens', 'sessions', 'members', 'users', 'organizations']) {
+    for (const table of [
+      'webhooks',
+      'webhook_sources',
+      'cards',
+      'issuers',
+      'access_tokens',
+      'sessions',
+      'members',
+      'users',
+      'organizations',
+    ]) {
       await db.query(`DROP TABLE ${table}`);
     }
   }

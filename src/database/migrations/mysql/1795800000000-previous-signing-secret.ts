@@ -12,6 +12,8 @@ export class PreviousSigningSecret1795800000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query('ALTER TABLE webhooks DROP COLUMN previous_secret, DROP COLUMN previous_secret_key_id, DROP COLUMN previous_secret_expires_at');
+    await db.query(
+      'ALTER TABLE webhooks DROP COLUMN previous_secret, DROP COLUMN previous_secret_key_id, DROP COLUMN previous_secret_expires_at',
+    );
   }
 }

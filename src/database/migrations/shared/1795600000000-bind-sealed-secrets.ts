@@ -61,7 +61,7 @@ export function bindSealedSecrets(secrets: SecretBox) {
 
     async up(db: QueryRunner): Promise<void> {
       for (const { table, select, update } of SEALED_COLUMNS) {
-        for (let after = 0; ; ) {
+        for (let after = 0; ;) {
           const rows: SealedRow[] = await db.query(select, [after]);
           for (const { id, organizationId, rowKey, ciphertext, keyId } of rows) {
             const binding: SecretBinding = { table, organizationId: Number(organizationId), row: rowKey };

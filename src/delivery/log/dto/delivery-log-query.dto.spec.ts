@@ -31,8 +31,12 @@ describe('QueryPipe with DeliveryLogQueryDto (docs/api.md 10.7)', () => {
   });
 
   it("names limit's problem before state's, as the answer always has", () => {
-    expect(thrownBy(() => log({ state: 'lost', cursor: 'c', limit: '0' }))).toEqual(badRequest('limit: must be a whole number from 1 to 100', STATE_RULE));
-    expect(thrownBy(() => log({ state: ['x', 'y'], limit: ['1', '2'] }))).toEqual(badRequest('limit: must be given once', 'state: must be given once'));
+    expect(thrownBy(() => log({ state: 'lost', cursor: 'c', limit: '0' }))).toEqual(
+      badRequest('limit: must be a whole number from 1 to 100', STATE_RULE),
+    );
+    expect(thrownBy(() => log({ state: ['x', 'y'], limit: ['1', '2'] }))).toEqual(
+      badRequest('limit: must be given once', 'state: must be given once'),
+    );
   });
 
   it('keeps the limit rules of every paged list', () => {

@@ -12,6 +12,9 @@ export class DeliveryLogQueryDto {
   @PageLimit() limit: number = DEFAULT_PAGE_LIMIT;
   @PageCursor() cursor?: string;
 
-  @QueryParameter({ type: 'string', enum: [...DELIVERY_STATES] }, IsIn(DELIVERY_STATES, { message: `must be one of ${DELIVERY_STATES.join(', ')}` }))
+  @QueryParameter(
+    { type: 'string', enum: [...DELIVERY_STATES] },
+    IsIn(DELIVERY_STATES, { message: `must be one of ${DELIVERY_STATES.join(', ')}` }),
+  )
   state?: DeliveryState;
 }

@@ -61,7 +61,7 @@ export class DeliveryPageDto {
   @ApiProperty({ type: [DeliveryDto] })
   data: DeliveryDto[];
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'The next page\'s cursor, or null on the last page' })
+  @ApiProperty({ type: 'string', nullable: true, description: "The next page's cursor, or null on the last page" })
   next: string | null;
 }
 
