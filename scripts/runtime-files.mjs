@@ -7,7 +7,7 @@
 //   node scripts/runtime-files.mjs                  the paths, one a line, from the project root
 //   node scripts/runtime-files.mjs --assemble DIR   copies them into DIR (new or empty), prints its size
 //
-// The Dockerfile's build stage assembles /app/runtime with it; test/runtime-image.e2e-spec.ts
+// The Dockerfile's build stage assembles /app/runtime with it; test/operations/runtime-image.e2e-spec.ts
 // does the same and runs the server and the CLI from the copy.
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -11,7 +11,7 @@ import { EVENT_FIELDS, SentEventType } from '../event-types/event-types';
  * The OpenAPI document of docs/api.md 9: OpenAPI 3.1, the operations as Nest's scanner finds
  * them, and the event catalogue as `webhooks` (10.11). In 3.1, @nestjs/swagger writes what 3.0
  * called `nullable` as JSON Schema does (`type: [..., 'null']`, or `anyOf` with `{type: 'null'}`
- * beside a `$ref`); test/operations.e2e-spec.ts holds every schema of the document to draft
+ * beside a `$ref`); test/operations/operations.e2e-spec.ts holds every schema of the document to draft
  * 2020-12 without 3.0's keywords.
  */
 export function openApiDocument(app: INestApplication): OpenAPIObject {

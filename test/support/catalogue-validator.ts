@@ -17,7 +17,7 @@ interface EntryValidators {
 
 /**
  * docs/api.md 10.11: checks requests against the event catalogue, the OpenAPI `webhooks` the
- * service serves (test/operations.e2e-spec.ts holds the served ones equal to these): the body
+ * service serves (test/operations/operations.e2e-spec.ts holds the served ones equal to these): the body
  * against its type's JSON Schema (draft 2020-12, formats checked), every documented header
  * present and matching its schema. A type the catalogue does not list is a problem too.
  */

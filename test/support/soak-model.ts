@@ -1,5 +1,5 @@
 /*
- * The model and the checker of the soak test (test/soak.e2e-spec.ts): pure logic over what the
+ * The model and the checker of the soak test (test/operations/soak.e2e-spec.ts): pure logic over what the
  * clients sent and what the service answered, and over the rows left in the database.
  *
  * The contract (docs/api.md 5, 5.3) is written out here on its own rather than imported from src/,

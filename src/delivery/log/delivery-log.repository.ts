@@ -6,7 +6,7 @@ import { sqlTimestamp } from '../../database/sql-dialect';
 import type { DeliveryState } from '../delivery.model';
 
 // The Database executor: a page of the log is one indexed range scan (ix_deliveries_webhook, or
-// ix_deliveries_webhook_state with a state filter) in id order; test/delivery-log-plan.e2e-spec.ts
+// ix_deliveries_webhook_state with a state filter) in id order; test/delivery/delivery-log-plan.e2e-spec.ts
 // checks MariaDB's plan at 200 000 deliveries.
 
 /** A delivery as the log reads it (datetimes as the driver gives them). */

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventIngest } from '../../src/delivery/events/event-ingest.service';
+import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
+import { DatabaseKind, describeEachDatabase } from '../support/databases';
+import { TestApp } from '../support/test-app';
+import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+
+/*
+ * The delivery log of docs/api.md 10.7 as the admin console reads it: pages newest first whose
+ * cursor walks every delivery exactly once while new ones arrive, the state filter, the detail
+ * with every attempt, and the same callers as the webhook operations.
+ */
+
+const HOOKS = 'hooks.example.com';
+const PUBLIC_A = '1.1.1.10';
+
+describeEachDatabase('delivery log', (kind: DatabaseKind) => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let proxy: ConnectProxy;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+    t = await TestApp.start(kind, {
+      zone: { [HOOKS]: { A: [PUBLIC_A] } },
+      env: { DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100', DELIVERY_RETRY_SCHEDULE: '1' },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await receiver?.close();
+  });
+
+  /** An owner's organization with one webhook at a path of its own; events for it. */
+  async function webhookWithEvents(count: number, behaviour?: Parameters<WebhookReceiver['on']>[1]) {
+    const path = `/${randomBytes(6).toString('hex')}`;
+    if (behaviour) receiver.on(path, behaviour);
+    const owner = await t.member('owner');
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/webhook/logged')
+          .set('Cookie', owner.cookie)
+          .send({ url: `https://${HOOKS}${path}` })
+      ).status,
+    ).toBe(201);
+    const ingest = t.app.get(EventIngest);
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++)
+      ids.push((await ingest.accept({ type: 'user.updated', organization: owner.organizationId, data: { i } })).id);
+    return { ...owner, path, ids };
+  }
+
+  const log = (cookie: string, query = '') => t.http().get(`/api/webhook/logged/deliveries${query}`).set('Cookie', cookie);
+
+  async function settledLog(cookie: string, count: number) {
+    for (let i = 0; i < 200; i++) {
+      const res = await log(cookie, `?limit=100`);
+      if (res.body.data.length === count && res.body.data.every((d: { state: string }) => d.state !== 'pending')) return res.body.data;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the deliveries did not settle');
+  }
+
+  it('lists deliveries newest first with their event and last attempt, and no answer body or address', async () => {
+    const { cookie, ids } = await webhookWithEvents(2);
+    const data = await settledLog(cookie, 2);
+    expect(data.map((d: { event: { id: string } }) => d.event.id)).toEqual([...ids].reverse());
+    expect(data[0]).toEqual({
+      id: expect.any(Number),
+      event: { id: ids[1], type: 'user.updated', createdAt: expect.stringMatching(/Z$/) },
+      state: 'succeeded',
+      attempts: 1,
+      createdAt: expect.stringMatching(/Z$/),
+      nextAttemptAt: null,
+      lastAttempt: { at: expect.stringMatching(/Z$/), durationMs: expect.any(Number), status: 200, error: null },
+    });
+    expect(JSON.stringify(data)).not.toContain(PUBLIC_A);
+  });
+
+  it('walks every delivery exactly once, page by page, while new ones are created', async () => {
+    const { cookie, organizationId, ids } = await webhookWithEvents(25);
+    const seen: number[] = [];
+    let next: string | null = null;
+    let round = 0;
+    do {
+      const res = await log(cookie, `?limit=7${next ? `&cursor=${encodeURIComponent(next)}` : ''}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((d: { id: number }) => d.id));
+      next = res.body.next;
+      // a new event between pages: it is newer than every page still to come
+      await t.app.get(EventIngest).accept({ type: 'user.updated', organization: organizationId, data: { round: round++ } });
+    } while (next !== null);
+    expect(seen).toHaveLength(ids.length);
+    expect(new Set(seen).size).toBe(ids.length);
+    expect([...seen].sort((a, b) => b - a)).toEqual(seen);
+  });
+
+  it('filters by state', async () => {
+    const { cookie } = await webhookWithEvents(2, { status: 500 });
+    await settledLog(cookie, 2);
+    expect((await log(cookie, '?state=failed')).body.data).toHaveLength(2);
+    expect((await log(cookie, '?state=succeeded')).body.data).toEqual([]);
+  });
+
+  it('shows one delivery with every attempt', async () => {
+    const { cookie } = await webhookWithEvents(1, { status: 503 });
+    const [delivery] = await settledLog(cookie, 1);
+    const res = await t.http().get(`/api/webhook/logged/deliveries/${delivery.id}`).set('Cookie', cookie);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: delivery.id, state: 'failed', attempts: 2 });
+    expect(res.body.attemptLog).toEqual([
+      { at: expect.any(String), durationMs: expect.any(Number), status: 503, error: 'http 503' },
+      { at: expect.any(String), durationMs: expect.any(Number), status: 503, error: 'http 503' },
+    ]);
+  });
+
+  it.each([
+    ['a limit of 0', '?limit=0'],
+    ['a limit of 101', '?limit=101'],
+    ['an unknown state', '?state=lost'],
+    ['a cursor that is not one', '?cursor=abc'],
+  ])('answers %s 400 bad request', async (_, query) => {
+    const { cookie } = await webhookWithEvents(0);
+    const res = await log(cookie, query);
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'bad request' });
+  });
+
+  it('answers a cursor changed by the client, or taken to another filter, 400 bad request', async () => {
+    const { cookie } = await webhookWithEvents(3);
+    await settledLog(cookie, 3);
+    const { next } = (await log(cookie, '?limit=1')).body;
+    const [body, mac] = next.split('.');
+    const forged = `${Buffer.from(JSON.stringify(JSON.parse(Buffer.from(body, 'base64url').toString()).map((v: unknown, i: number) => (i === 1 ? 999999 : v)))).toString('base64url')}.${mac}`;
+    expect((await log(cookie, `?limit=1&cursor=${forged}`)).status).toBe(400);
+    expect((await log(cookie, `?limit=1&state=failed&cursor=${next}`)).status).toBe(400);
+  });
+
+  describe('replay and test', () => {
+    const retry = (cookie: string, id: number | string) =>
+      t.http().post(`/api/webhook/logged/deliveries/${id}/retry`).set('Cookie', cookie);
+
+    it('sends a succeeded delivery again with the same webhook-id', async () => {
+      const { cookie, path, ids } = await webhookWithEvents(1);
+      const [delivery] = await settledLog(cookie, 1);
+      const res = await retry(cookie, delivery.id);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 202, body: { id: delivery.id, state: 'pending' } });
+      const requests = await receiver.waitFor(path, 2);
+      expect(requests.map((r) => r.headers['webhook-id'])).toEqual([ids[0], ids[0]]);
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
+    });
+
+    it('starts the retry schedule again for a failed delivery', async () => {
+      const { cookie, path } = await webhookWithEvents(1, { status: 500 });
+      const [delivery] = await settledLog(cookie, 1);
+      expect(delivery).toMatchObject({ state: 'failed', attempts: 2 });
+      expect((await retry(cookie, delivery.id)).status).toBe(202);
+      await receiver.waitFor(path, 4);
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ state: 'failed', attempts: 4 });
+    });
+
+    it('answers a cancelled delivery 409 cancelled', async () => {
+      const { cookie } = await webhookWithEvents(1);
+      const [delivery] = await settledLog(cookie, 1);
+      await t.dataSource.query("UPDATE deliveries SET state = 'cancelled' WHERE id = ?", [delivery.id]);
+      const res = await retry(cookie, delivery.id);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { code: 'cancelled' } });
+    });
+
+    it('answers a delivery of another webhook, or of no webhook, 404 not found', async () => {
+      const mine = await webhookWithEvents(0);
+      const theirs = await webhookWithEvents(1);
+      const [delivery] = await settledLog(theirs.cookie, 1);
+      expect((await retry(mine.cookie, delivery.id)).status).toBe(404);
+      expect((await retry(mine.cookie, 'x')).status).toBe(404);
+    });
+
+    it('sends a webhook.test event to url, through the queue, into the log', async () => {
+      const { cookie, path } = await webhookWithEvents(0);
+      const res = await t.http().post('/api/webhook/logged/test').set('Cookie', cookie);
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 202,
+        body: { id: expect.any(Number), event: { id: expect.stringMatching(/^evt_/), type: 'webhook.test' } },
+      });
+      const [request] = await receiver.waitFor(path, 1);
+      expect(request.headers['webhook-id']).toBe(res.body.event.id);
+      expect(JSON.parse(request.body)).toMatchObject({ type: 'webhook.test', data: { webhook: 'logged' } });
+      expect((await settledLog(cookie, 1))[0]).toMatchObject({ id: res.body.id, event: { type: 'webhook.test' }, state: 'succeeded' });
+    });
+
+    it('answers a member 403 no permission for a replay and a test', async () => {
+      const { organizationId } = await webhookWithEvents(0);
+      const member = await t.member('member', organizationId);
+      expect((await t.http().post('/api/webhook/logged/test').set('Cookie', member.cookie)).status).toBe(403);
+      expect((await retry(member.cookie, 1)).status).toBe(403);
+    });
+  });
+
+  describe('callers', () => {
+    it("answers another organization's session 404 for the same webhook name", async () => {
+      await webhookWithEvents(1);
+      const other = await webhookWithEvents(0);
+      const stranger = await t.member('owner');
+      expect((await log(stranger.cookie)).status).toBe(404);
+      expect((await log(other.cookie)).body.data).toEqual([]);
+    });
+
+    it('answers a member 403 no permission', async () => {
+      const { organizationId } = await webhookWithEvents(1);
+      const member = await t.member('member', organizationId);
+      const res = await log(member.cookie);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { code: 'no permission' } });
+    });
+
+    it('answers an unknown or malformed delivery id 404 not found', async () => {
+      const { cookie } = await webhookWithEvents(0);
+      for (const id of ['999999', 'abc', '0'])
+        expect((await t.http().get(`/api/webhook/logged/deliveries/${id}`).set('Cookie', cookie)).status).toBe(404);
+    });
+  });
+});
