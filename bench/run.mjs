@@ -5,7 +5,7 @@
 // NODE_ENV=production, LOG_LEVEL=info), loads it with wrk (autocannon when wrk is absent, and
 // always for W5) and prints, per workload, rps, p50, p99, non-2xx answers and the server's
 // peak RSS; then the cold start (spawn to the first 200 from /health) on SQLite and MariaDB.
-// It writes bench/results/tokens.json, the tokens file of ../shared/perf/load.sh and ab.sh.
+// It writes bench/results/tokens.json, the tokens file that bench/ab.mjs reads for side B.
 //
 //   W1  GET   /api/webhook                    session cookie (owner)
 //   W2  GET   /api/webhook/hook-01            session cookie
@@ -19,7 +19,7 @@
 // Environment (defaults in brackets):
 //   BENCH_DATABASE_URL  MariaDB server, no database [mysql://root@127.0.0.1:3306]
 //   BENCH_KEEP=1        keep the workload database (pa_bench_<random>) instead of dropping it
-//   BENCH_SERVE=1       keep the server running at the end, until Ctrl-C (for ab.sh)
+//   BENCH_SERVE=1       keep the server running at the end, until Ctrl-C (for bench/ab.mjs)
 //   BENCH_PORT [3000]   BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds per workload)
 //   BENCH_CONNECTIONS [32]  BENCH_THREADS [2] (wrk)  BENCH_TOOL [wrk when on PATH, else autocannon]
 //   BENCH_WORKLOADS ["W1 W2 W3 W4 W5"]  BENCH_COLD_RUNS [3] (0: no cold starts)
@@ -189,7 +189,7 @@ const WORKLOADS = {
 };
 
 /**
- * After a write workload, back to the seeded data set, so that the next workload (and ab.sh
+ * After a write workload, back to the seeded data set, so that the next workload (and bench/ab.mjs
  * against BENCH_SERVE's server) sees exactly the baseline's 10 webhooks: hook-01's seed URL
  * again (W4), no W5 leftover (the load generator stops with a create in flight on each
  * connection, and the server finishes those after the client has gone). Repeats until two
@@ -439,7 +439,7 @@ async function main(state) {
     out(
       `Serving ${api} (pid ${server.child.pid}, with mariadbd: CPU_PIDS_B="${server.child.pid} $(pidof mariadbd)"); Ctrl-C stops it and cleans up.`,
     );
-    out(`  ../shared/perf/ab.sh <baseline-url> <baseline-tokens> ${api} ${relative(ROOT, TOKENS_FILE)}`);
+    out(`  node bench/ab.mjs <baseline-url> <baseline-tokens> ${api} ${relative(ROOT, TOKENS_FILE)}`);
     await new Promise(() => {}); // until a signal ends the race in run()
   }
 }

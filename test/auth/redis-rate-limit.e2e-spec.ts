@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken } from '../../src/crypto/opaque-token';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -52,12 +52,15 @@ const list = (app: TestApp, cookie: string) => app.http().get(WEBHOOKS).set('Coo
  */
 async function untilCounting(app: TestApp, redis: Redis): Promise<void> {
   const { token, cookie } = await app.member('owner');
-  for (let attempt = 0; attempt < 50; attempt++) {
-    await list(app, cookie);
-    if ((await redis.exists(`${app.config.rateLimits.keyPrefix}:session:${hashToken(token)}`)) === 1) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the rate limiter never counted in Redis');
+  const counter = `${app.config.rateLimits.keyPrefix}:session:${hashToken(token)}`;
+  // vi.waitFor, not expect.poll: this runs in the suites' beforeAll hooks too.
+  await vi.waitFor(
+    async () => {
+      await list(app, cookie);
+      if ((await redis.exists(counter)) !== 1) throw new Error('the rate limiter does not count in Redis yet');
+    },
+    { timeout: 5000, interval: 100 },
+  );
 }
 
 const redisUp = redisReachable(REDIS_URL);

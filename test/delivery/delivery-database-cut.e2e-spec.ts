@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
 import { createTestDatabase, describeOnMariadb, TestDatabase } from '../support/databases';
+import { DeliveryTarget, HOOKS, HOOKS_ZONE, startDeliveryTarget } from '../support/delivery-harness';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TestApp } from '../support/test-app';
-import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /*
  * The database cut off while events come in and deliveries go out (docs/api.md 10.1, 10.6):
@@ -13,7 +13,6 @@ import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/
  * The cut is a TCP proxy between the service and MariaDB that refuses connections.
  */
 
-const PUBLIC_A = '1.1.1.10';
 const CUT_MS = 3000;
 const AFTER_RESTORE_MS = 2000;
 const TIMEOUT_MS = 1500;
@@ -22,8 +21,8 @@ const LEASE_MS = TIMEOUT_MS + 30_000;
 describeOnMariadb('delivery while the database is cut off', () => {
   let real: TestDatabase;
   let tcp: TcpProxy;
+  let target: DeliveryTarget;
   let receiver: WebhookReceiver;
-  let connect: ConnectProxy;
   let t: TestApp;
   let platformKey: string;
   let organizationId: number;
@@ -35,16 +34,15 @@ describeOnMariadb('delivery while the database is cut off', () => {
     const viaProxy = new URL(real.url);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(tcp.port);
-    receiver = await startWebhookReceiver();
-    connect = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+    target = await startDeliveryTarget();
+    receiver = target.receiver;
     t = await TestApp.start('mariadb', {
       database: { kind: 'mariadb', url: viaProxy.toString(), drop: () => real.drop() },
-      zone: { 'hooks.example.com': { A: [PUBLIC_A] } },
+      zone: HOOKS_ZONE,
       env: {
         DB_CONNECT_TIMEOUT_MS: '500',
         DB_QUERY_TIMEOUT_MS: '1000',
-        DELIVERY_PROXY_URL: connect.url,
-        DELIVERY_CA_FILE: TEST_CA_FILE,
+        ...target.env,
         DELIVERY_POLL_MS: '200',
         DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
         DELIVERY_RETRY_SCHEDULE: '1,1,1',
@@ -53,14 +51,19 @@ describeOnMariadb('delivery while the database is cut off', () => {
     const owner = await t.member('owner');
     organizationId = owner.organizationId;
     expect(
-      (await t.http().post('/api/webhook/cut').set('Cookie', owner.cookie).send({ url: 'https://hooks.example.com/cut' })).status,
+      (
+        await t
+          .http()
+          .post('/api/webhook/cut')
+          .set('Cookie', owner.cookie)
+          .send({ url: `https://${HOOKS}/cut` })
+      ).status,
     ).toBe(201);
     platformKey = (await t.identity.createPlatformKey('platform')).token;
   });
   afterAll(async () => {
     await t?.close();
-    await connect?.close();
-    await receiver?.close();
+    await target?.close();
     await tcp?.close();
   });
 
@@ -93,14 +96,11 @@ describeOnMariadb('delivery while the database is cut off', () => {
       const accepted = answers.filter((a) => a.status === 202).map((a) => a.id!);
       // A claim whose COMMIT was cut off may have landed without the dispatcher knowing: that
       // delivery is claimed again once its lease (DELIVERY_TIMEOUT_MS + 30 s) has run out.
-      const deadline = Date.now() + LEASE_MS + 10_000;
-      for (;;) {
+      const missing = () => {
         const arrived = new Set(receiver.received.map((r) => r.headers['webhook-id']));
-        const missing = accepted.filter((id) => !arrived.has(id));
-        if (missing.length === 0) break;
-        if (Date.now() > deadline) throw new Error(`${missing.length} accepted events never arrived`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+        return accepted.filter((id) => !arrived.has(id));
+      };
+      await expect.poll(missing, { timeout: LEASE_MS + 10_000, interval: 100, message: 'every accepted event arrives' }).toEqual([]);
       const firstAfterRestore = Math.min(...receiver.received.map((r) => r.at).filter((at) => at >= restoredAt));
       expect(firstAfterRestore - restoredAt).toBeLessThanOrEqual(5000);
     },

@@ -3,12 +3,12 @@ import type { ChildProcess } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import { afterEach, expect, it } from 'vitest';
 import { createTestDatabase, describeOnMariadb, TestDatabase } from '../support/databases';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
+import { DeliveryTarget, HOOKS, HOOKS_ZONE, startDeliveryTarget } from '../support/delivery-harness';
 import { startDnsServer, TestDnsServer } from '../support/dns-server';
 import { freePorts } from '../support/ports';
 import { startServer, waitForHealthy } from '../support/processes';
 import { TestApp } from '../support/test-app';
-import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /*
  * Many instances, one database, one queue (docs/api.md 10.5, 10.6): three built server
@@ -20,7 +20,6 @@ import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/
 
 const EVENTS = 5000;
 const WEBHOOKS = ['/a', '/b'];
-const PUBLIC_A = '1.1.1.10';
 const CONCURRENCY = 32;
 const TIMEOUT_MS = 2000;
 /** docs/api.md 10.5: a claim is taken again after DELIVERY_TIMEOUT_MS + 30 s. */
@@ -30,8 +29,7 @@ const SLOW_MS = 240_000;
 interface Cluster {
   database: TestDatabase;
   dns: TestDnsServer;
-  receiver: WebhookReceiver;
-  proxy: ConnectProxy;
+  target: DeliveryTarget;
   servers: { child: ChildProcess; base: string; exited: Promise<number | null> }[];
   platformKey: string;
   organizationId: number;
@@ -43,8 +41,7 @@ afterEach(async () => {
   if (!cluster) return;
   for (const server of cluster.servers) server.child.kill('SIGKILL');
   await Promise.all(cluster.servers.map((server) => server.exited));
-  await cluster.proxy.close();
-  await cluster.receiver.close();
+  await cluster.target.close();
   await cluster.dns.close();
   await cluster.database.drop();
   cluster = undefined;
@@ -52,16 +49,15 @@ afterEach(async () => {
 
 async function startCluster(instances: number): Promise<Cluster> {
   const database = await createTestDatabase('mariadb');
-  const dns = await startDnsServer({ 'hooks.example.com': { A: [PUBLIC_A] } });
-  const receiver = await startWebhookReceiver();
-  const proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+  const dns = await startDnsServer(HOOKS_ZONE);
+  const target = await startDeliveryTarget();
   const secretKey = randomBytes(32).toString('base64');
 
   // The organization, its two webhooks and a platform key, through an instance that does not deliver.
   const seeder = await TestApp.start('mariadb', {
     database,
     secretKey,
-    zone: { 'hooks.example.com': { A: [PUBLIC_A] } },
+    zone: HOOKS_ZONE,
     env: { DELIVERY_CONCURRENCY: '0' },
   });
   const { organizationId, cookie } = await seeder.member('owner');
@@ -72,7 +68,7 @@ async function startCluster(instances: number): Promise<Cluster> {
           .http()
           .post(`/api/webhook/hook${path.slice(1)}`)
           .set('Cookie', cookie)
-          .send({ url: `https://hooks.example.com${path}` })
+          .send({ url: `https://${HOOKS}${path}` })
       ).status,
     ).toBe(201);
   }
@@ -88,8 +84,7 @@ async function startCluster(instances: number): Promise<Cluster> {
       SECRET_KEY: secretKey,
       DNS_SERVERS: dns.address,
       LOG_LEVEL: 'warn',
-      DELIVERY_PROXY_URL: proxy.url,
-      DELIVERY_CA_FILE: TEST_CA_FILE,
+      ...target.env,
       DELIVERY_CONCURRENCY: String(CONCURRENCY),
       DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
       DELIVERY_POLL_MS: '200',
@@ -98,7 +93,7 @@ async function startCluster(instances: number): Promise<Cluster> {
     return { child, exited, base: `http://127.0.0.1:${port}` };
   });
   await Promise.all(servers.map((server) => waitForHealthy(`${server.base}/health`, 30_000)));
-  return { database, dns, receiver, proxy, servers, platformKey: token, organizationId };
+  return { database, dns, target, servers, platformKey: token, organizationId };
 }
 
 /**
@@ -143,16 +138,14 @@ function arrivals(receiver: WebhookReceiver): Map<string, number> {
   return counts;
 }
 
-async function untilAllArrived(c: Cluster, ids: string[], timeoutMs: number): Promise<Map<string, number>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const counts = arrivals(c.receiver);
-    const missing = ids.flatMap((id) => WEBHOOKS.filter((path) => !counts.has(`${path} ${id}`)));
-    if (missing.length === 0) return counts;
-    if (Date.now() > deadline)
-      throw new Error(`${missing.length} deliveries never arrived (for example ${missing.slice(0, 3).join(', ')})`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/** Polls until every event has arrived at every webhook; how often each arrived. */
+async function untilAllArrived(c: Cluster, ids: string[], timeout: number): Promise<Map<string, number>> {
+  const missing = () => {
+    const counts = arrivals(c.target.receiver);
+    return ids.flatMap((id) => WEBHOOKS.filter((path) => !counts.has(`${path} ${id}`)).map((path) => `${path} ${id}`));
+  };
+  await expect.poll(() => missing().length, { timeout, interval: 250, message: 'every delivery arrives' }).toBe(0);
+  return arrivals(c.target.receiver);
 }
 
 describeOnMariadb('three instances sharing the queue', () => {
@@ -183,7 +176,9 @@ describeOnMariadb('three instances sharing the queue', () => {
       let killed = false;
       const sending = sendEvents(c, () => (killed ? [0, 1] : [0, 1, 2]));
       // Kill the third instance once the receiver has seen a good part of the work.
-      while (c.receiver.received.length < (EVENTS * WEBHOOKS.length) / 4) await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect
+        .poll(() => c.target.receiver.received.length, { timeout: 60_000, interval: 20 })
+        .toBeGreaterThanOrEqual((EVENTS * WEBHOOKS.length) / 4);
       c.servers[2].child.kill('SIGKILL');
       killed = true;
       await c.servers[2].exited;

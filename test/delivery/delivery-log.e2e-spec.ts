@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventIngest } from '../../src/delivery/events/event-ingest.service';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
+import type { DeliveryDto } from '../../src/delivery/log/dto/delivery-log.dto';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
+import { DeliveryHarness, HOOKS, newPath, PUBLIC_A } from '../support/delivery-harness';
 import { TestApp } from '../support/test-app';
-import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /*
  * The delivery log of docs/api.md 10.7 as the admin console reads it: pages newest first whose
@@ -12,31 +12,20 @@ import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/
  * with every attempt, and the same callers as the webhook operations.
  */
 
-const HOOKS = 'hooks.example.com';
-const PUBLIC_A = '1.1.1.10';
-
 describeEachDatabase('delivery log', (kind: DatabaseKind) => {
+  let h: DeliveryHarness;
   let t: TestApp;
   let receiver: WebhookReceiver;
-  let proxy: ConnectProxy;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-    proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
-    t = await TestApp.start(kind, {
-      zone: { [HOOKS]: { A: [PUBLIC_A] } },
-      env: { DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100', DELIVERY_RETRY_SCHEDULE: '1' },
-    });
+    h = await DeliveryHarness.start(kind, { env: { DELIVERY_RETRY_SCHEDULE: '1' } });
+    ({ app: t, receiver } = h);
   });
-  afterAll(async () => {
-    await t?.close();
-    await proxy?.close();
-    await receiver?.close();
-  });
+  afterAll(() => h?.close());
 
   /** An owner's organization with one webhook at a path of its own; events for it. */
   async function webhookWithEvents(count: number, behaviour?: Parameters<WebhookReceiver['on']>[1]) {
-    const path = `/${randomBytes(6).toString('hex')}`;
+    const path = newPath();
     if (behaviour) receiver.on(path, behaviour);
     const owner = await t.member('owner');
     expect(
@@ -57,13 +46,19 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
 
   const log = (cookie: string, query = '') => t.http().get(`/api/webhook/logged/deliveries${query}`).set('Cookie', cookie);
 
+  /** Polls until the log lists `count` deliveries, none of them pending; returns them. */
   async function settledLog(cookie: string, count: number) {
-    for (let i = 0; i < 200; i++) {
-      const res = await log(cookie, `?limit=100`);
-      if (res.body.data.length === count && res.body.data.every((d: { state: string }) => d.state !== 'pending')) return res.body.data;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the deliveries did not settle');
+    let data: DeliveryDto[] = [];
+    await expect
+      .poll(
+        async () => {
+          data = (await log(cookie, '?limit=100')).body.data;
+          return data.length === count && data.every((d) => d.state !== 'pending');
+        },
+        { timeout: 10_000, interval: 50 },
+      )
+      .toBe(true);
+    return data;
   }
 
   it('lists deliveries newest first with their event and last attempt, and no answer body or address', async () => {

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, DatabaseKind, describeEachDatabase, TestDatabase } from '../support/databases';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
+import { DeliveryTarget, HOOKS, HOOKS_ZONE, startDeliveryTarget } from '../support/delivery-harness';
 import { startDnsServer, TestDnsServer } from '../support/dns-server';
 import { freePorts } from '../support/ports';
 import { runCli, startServer, waitForHealthy } from '../support/processes';
 import { TestApp } from '../support/test-app';
-import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
 
 /*
  * docs/api.md 10.12: an event the service emits itself is written in the transaction of the
@@ -17,8 +16,6 @@ import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/
  */
 
 const DIE_BETWEEN = join(__dirname, '..', 'support', 'die-between.cjs');
-const HOOKS = 'hooks.example.com';
-const PUBLIC_A = '1.1.1.10';
 const DAY_MS = 24 * 3600 * 1000;
 
 describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
@@ -26,22 +23,19 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
   let secretKey: string;
   let t: TestApp;
   let dns: TestDnsServer;
-  let receiver: WebhookReceiver;
-  let proxy: ConnectProxy;
+  let target: DeliveryTarget;
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     secretKey = randomBytes(32).toString('base64');
-    dns = await startDnsServer({ [HOOKS]: { A: [PUBLIC_A] } });
-    receiver = await startWebhookReceiver();
-    proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+    dns = await startDnsServer(HOOKS_ZONE);
+    target = await startDeliveryTarget();
     // The test's own instance writes the setup and reads the outcome; it never dispatches.
-    t = await TestApp.start(kind, { database, secretKey, zone: { [HOOKS]: { A: [PUBLIC_A] } }, env: { DELIVERY_CONCURRENCY: '0' } });
+    t = await TestApp.start(kind, { database, secretKey, zone: HOOKS_ZONE, env: { DELIVERY_CONCURRENCY: '0' } });
   });
   afterAll(async () => {
     await t?.close();
-    await proxy?.close();
-    await receiver?.close();
+    await target?.close();
     await dns?.close();
     await database?.drop();
   });
@@ -81,7 +75,7 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
   });
 
   it('webhook disabling: killed between disabling the webhook and its webhook.disabled event, neither; run through, both', async () => {
-    receiver.on('/failing', { status: 500 });
+    target.receiver.on('/failing', { status: 500 });
     const { organizationId, cookie } = await t.member('owner');
     for (const name of ['failing', 'other']) {
       expect(
@@ -122,8 +116,7 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
           PORT: String(port),
           HOST: '127.0.0.1',
           DNS_SERVERS: dns.address,
-          DELIVERY_PROXY_URL: proxy.url,
-          DELIVERY_CA_FILE: TEST_CA_FILE,
+          ...target.env,
           DELIVERY_POLL_MS: '100',
           DELIVERY_RETRY_SCHEDULE: '1,1,1',
           DELIVERY_DISABLE_AFTER_DAYS: '1',

@@ -3,20 +3,17 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dateOf } from '../../src/database/sql-dialect';
 import { createTestDatabase, DatabaseKind, describeEachDatabase } from '../support/databases';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
+import { DeliveryHarness, HOOKS, HOOKS_ZONE, newPath, startDeliveryTarget } from '../support/delivery-harness';
 import { TestApp } from '../support/test-app';
-import { startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /*
  * Fair delivery and endpoint health (docs/api.md 10.10) end to end, against the real parts of
- * test/delivery/delivery.e2e-spec.ts: an HTTPS receiver with its own certificate behind a CONNECT proxy
- * that maps the public address the test DNS server answers. One instance per database; the
- * limits are small so that each behaviour shows in about a second.
+ * test/support/delivery-harness.ts: an HTTPS receiver with its own certificate behind a CONNECT
+ * proxy that maps the public address the test DNS server answers. One instance per database;
+ * the limits are small so that each behaviour shows in about a second.
  */
 
-const HOOKS = 'hooks.example.com';
-const PUBLIC_A = '1.1.1.10';
-const ZONE = { [HOOKS]: { A: [PUBLIC_A] } };
 const SLOW_MS = 1000;
 const TIMEOUT_MS = 1500;
 const COOLDOWN_MS = 1000;
@@ -24,8 +21,6 @@ const ENV = {
   DELIVERY_CONCURRENCY: '4',
   DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK: '2',
   DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
-  DELIVERY_POLL_MS: '100',
-  DELIVERY_RETRY_SCHEDULE: '1,1',
   DELIVERY_BREAKER_THRESHOLD: '2',
   DELIVERY_BREAKER_COOLDOWN_MS: String(COOLDOWN_MS),
   DELIVERY_DISABLE_AFTER_DAYS: '0',
@@ -34,47 +29,26 @@ const ENV = {
 };
 
 describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) => {
-  let receiver: WebhookReceiver;
-  let proxy: ConnectProxy;
+  let h: DeliveryHarness;
   let t: TestApp;
-  let platformKey: string;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-    proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
-    t = await TestApp.start(kind, { zone: ZONE, env: { ...ENV, DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE } });
-    platformKey = (await t.identity.createPlatformKey('platform')).token;
+    h = await DeliveryHarness.start(kind, { env: ENV });
+    ({ app: t, receiver } = h);
   });
-  afterAll(async () => {
-    await t?.close();
-    await proxy?.close();
-    await receiver?.close();
-  });
+  afterAll(() => h?.close());
 
-  const path = () => `/${randomBytes(6).toString('hex')}`;
-  const sendEvent = (organization: number, data: object = {}) =>
-    t.http().post('/api/events').set('Authorization', `Bearer ${platformKey}`).send({ type: 'user.updated', organization, data });
-
-  /** A new organization with one webhook per `{name: body}`. */
-  async function organizationWith(webhooks: Record<string, object>) {
-    const { organizationId, cookie } = await t.member('owner');
-    const secrets: Record<string, string> = {};
-    for (const [name, body] of Object.entries(webhooks)) {
-      const res = await t.http().post(`/api/webhook/${name}`).set('Cookie', cookie).send(body);
-      expect(res.status).toBe(201);
-      secrets[name] = res.body.secret;
-    }
-    return { organizationId, cookie, secrets };
-  }
+  const sendEvent = (organization: number, data: object = {}) => h.sendEvent({ type: 'user.updated', organization, data });
 
   const deliveries = async (webhook: string, cookie: string) =>
     (await t.http().get(`/api/webhook/${webhook}/deliveries`).set('Cookie', cookie)).body.data;
 
   it("attempts a healthy webhook's delivery at once while another organization's slow webhook has a backlog, which gets only its slots", async () => {
-    const [slow, healthy] = [path(), path()];
+    const [slow, healthy] = [newPath(), newPath()];
     receiver.on(slow, { status: 200, delayMs: SLOW_MS });
-    const a = await organizationWith({ slow: { url: `https://${HOOKS}${slow}` } });
-    const b = await organizationWith({ healthy: { url: `https://${HOOKS}${healthy}` } });
+    const a = await h.organizationWith({ slow: { url: `https://${HOOKS}${slow}` } });
+    const b = await h.organizationWith({ healthy: { url: `https://${HOOKS}${healthy}` } });
     for (let i = 0; i < 6; i++) expect((await sendEvent(a.organizationId)).status).toBe(202);
     await receiver.waitFor(slow, 2);
     const sentAt = Date.now();
@@ -87,21 +61,23 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
   });
 
   it('spreads the deliveries to a rate-limited webhook at its rate, all of them attempts that succeed', async () => {
-    const p = path();
-    const { organizationId, cookie } = await organizationWith({ limited: { url: `https://${HOOKS}${p}`, rateLimit: 4 } });
+    const p = newPath();
+    const { organizationId, cookie } = await h.organizationWith({ limited: { url: `https://${HOOKS}${p}`, rateLimit: 4 } });
     expect((await t.http().get('/api/webhook/limited').set('Cookie', cookie)).body).toEqual({ url: `https://${HOOKS}${p}`, rateLimit: 4 });
     for (let i = 0; i < 6; i++) expect((await sendEvent(organizationId)).status).toBe(202);
     const arrivals = (await receiver.waitFor(p, 6)).map((request) => request.at).sort((x, y) => x - y);
     for (let i = 1; i < arrivals.length; i++) expect(arrivals[i] - arrivals[i - 1]).toBeGreaterThanOrEqual(250 * 0.8);
     await expect
-      .poll(async () => (await deliveries('limited', cookie)).map((d: { state: string; attempts: number }) => [d.state, d.attempts]))
+      .poll(async () => (await deliveries('limited', cookie)).map((d: { state: string; attempts: number }) => [d.state, d.attempts]), {
+        timeout: 10_000,
+      })
       .toEqual(Array(6).fill(['succeeded', 1]));
   });
 
   it('disables a webhook whose attempts all failed (DELIVERY_DISABLE_AFTER_DAYS=0: after 10): reads, audit, the webhook.disabled event, no attempt, enable', async () => {
-    const [failing, other] = [path(), path()];
+    const [failing, other] = [newPath(), newPath()];
     receiver.on(failing, { status: 500 });
-    const { organizationId, cookie, secrets } = await organizationWith({
+    const { organizationId, cookie, secrets } = await h.organizationWith({
       failing: { url: `https://${HOOKS}${failing}` },
       other: { url: `https://${HOOKS}${other}` },
     });
@@ -148,8 +124,8 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
   });
 
   it('limits test events per webhook: past the limit 429 with Retry-After, and nothing is stored', async () => {
-    const p = path();
-    const { cookie } = await organizationWith({ tested: { url: `https://${HOOKS}${p}` } });
+    const p = newPath();
+    const { cookie } = await h.organizationWith({ tested: { url: `https://${HOOKS}${p}` } });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await t.http().post('/api/webhook/tested/test').set('Cookie', cookie)).status);
     const refused = await t.http().post('/api/webhook/tested/test').set('Cookie', cookie);
@@ -165,9 +141,9 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
   });
 
   it('answers 429 queue full with Retry-After once an organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries, storing nothing', async () => {
-    const { organizationId, cookie } = await organizationWith({
-      one: { url: `https://${HOOKS}${path()}`, rateLimit: 1 },
-      two: { url: `https://${HOOKS}${path()}`, rateLimit: 1 },
+    const { organizationId, cookie } = await h.organizationWith({
+      one: { url: `https://${HOOKS}${newPath()}`, rateLimit: 1 },
+      two: { url: `https://${HOOKS}${newPath()}`, rateLimit: 1 },
     });
     let refused;
     for (let i = 0; i < 15 && refused === undefined; i++) {
@@ -189,10 +165,10 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
   });
 
   it('fails an attempt whose signing secret no longer opens with internal error, on the schedule, never claimed for ever', async () => {
-    const p = path();
-    const { organizationId, cookie } = await organizationWith({
+    const p = newPath();
+    const { organizationId, cookie } = await h.organizationWith({
       sealed: { url: `https://${HOOKS}${p}` },
-      donor: { url: `https://${HOOKS}${path()}` },
+      donor: { url: `https://${HOOKS}${newPath()}` },
     });
     // A ciphertext copied from another row is bound to that row: it does not open here.
     const [donor] = await t.dataSource.query(
@@ -221,19 +197,20 @@ describeEachDatabase('fair delivery and endpoint health', (kind: DatabaseKind) =
 
 describeEachDatabase('the circuit breaker', (kind: DatabaseKind) => {
   it("holds a silent webhook's deliveries back after consecutive timeouts (no attempts), across a restart, then probes once per cool-down, and closes on success", async () => {
-    const receiver = await startWebhookReceiver();
-    const proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
+    const target = await startDeliveryTarget();
     const database = await createTestDatabase(kind);
     const secretKey = randomBytes(32).toString('base64');
     // One attempt at a time, so that the breaker's count is exact: the second timeout opens it.
     const env = {
       ...ENV,
+      ...target.env,
+      DELIVERY_POLL_MS: '100',
+      DELIVERY_RETRY_SCHEDULE: '1,1',
       DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK: '1',
       DELIVERY_TIMEOUT_MS: '500',
-      DELIVERY_PROXY_URL: proxy.url,
-      DELIVERY_CA_FILE: TEST_CA_FILE,
     };
-    let t = await TestApp.start(kind, { database, secretKey, zone: ZONE, env });
+    const { receiver } = target;
+    let t = await TestApp.start(kind, { database, secretKey, zone: HOOKS_ZONE, env });
     try {
       receiver.on('/silent', 'hang');
       const { organizationId, cookie } = await t.member('owner');
@@ -268,7 +245,7 @@ describeEachDatabase('the circuit breaker', (kind: DatabaseKind) => {
       // Another instance on the same database knows the breaker: it holds back too, then probes once.
       await t.close();
       const restartedAt = Date.now();
-      t = await TestApp.start(kind, { database, secretKey, zone: ZONE, env });
+      t = await TestApp.start(kind, { database, secretKey, zone: HOOKS_ZONE, env });
       await receiver.waitFor('/silent', 3, 10_000);
       const probeAt = receiver.received[2].at;
       expect(probeAt).toBeGreaterThanOrEqual(cooledDownAt);
@@ -287,8 +264,7 @@ describeEachDatabase('the circuit breaker', (kind: DatabaseKind) => {
     } finally {
       await t.close();
       await database.drop();
-      await proxy.close();
-      await receiver.close();
+      await target.close();
     }
   });
 });

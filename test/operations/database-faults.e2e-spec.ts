@@ -272,15 +272,14 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
       await new Promise((resolve) => setTimeout(resolve, 300));
       await proxy.restore();
       const restored = performance.now();
-      let last: Answer | undefined;
-      while (performance.now() - restored < RECOVERY_BOUND_MS) {
-        last = await call({ method: 'GET', path: '/api/webhook', cookie: owner.cookie });
-        if (last.status === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await expect
+        .poll(async () => (await call({ method: 'GET', path: '/api/webhook', cookie: owner.cookie })).status, {
+          timeout: RECOVERY_BOUND_MS,
+          interval: 100,
+        })
+        .toBe(200);
       const recoveredMs = Math.round(performance.now() - restored);
       process.stdout.write(`[database-faults] ${mode}: first 200 ${recoveredMs} ms after the database came back\n`);
-      expect(last?.status).toBe(200);
       expect(recoveredMs).toBeLessThan(RECOVERY_BOUND_MS);
       expect((await call({ method: 'GET', path: '/health' })).status).toBe(200);
       expect(t.dataSource).toBe(dataSource);
@@ -326,11 +325,13 @@ describeOnMariadb('database faults (MariaDB behind a proxy the test cuts)', () =
     async function freshConnections(cookie: string): Promise<void> {
       await proxy.cut('reset');
       await proxy.restore();
-      for (let attempt = 0; attempt < 50; attempt++) {
-        if ((await call({ method: 'GET', path: '/api/webhook', cookie })).status === 200) return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error('the service did not come back after the connections were dropped');
+      await expect
+        .poll(async () => (await call({ method: 'GET', path: '/api/webhook', cookie })).status, {
+          timeout: 5000,
+          interval: 100,
+          message: 'the service comes back after the connections were dropped',
+        })
+        .toBe(200);
     }
 
     /** Runs `write` with the proxy armed to cut at `pattern`; returns the answer, the database back. */

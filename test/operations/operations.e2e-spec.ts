@@ -367,12 +367,9 @@ describeEachDatabase('request logs', (kind) => {
 
   /** The request lines of this request id, once the response has finished being logged. */
   async function requestLines(requestId: string): Promise<Json[]> {
-    const deadline = Date.now() + 2000;
-    for (;;) {
-      const lines = parsed().filter((line) => line.requestId === requestId && line.msg === 'request');
-      if (lines.length > 0 || Date.now() > deadline) return lines;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const lines = () => parsed().filter((line) => line.requestId === requestId && line.msg === 'request');
+    await expect.poll(() => lines().length, { timeout: 2000, interval: 20 }).toBeGreaterThan(0);
+    return lines();
   }
 
   const newRequestId = () => `test-${randomBytes(8).toString('hex')}`;

@@ -83,14 +83,6 @@ async function exitOf(server: Server, timeoutMs = 20_000): Promise<{ code: numbe
   return { code: server.child.exitCode, signal: server.child.signalCode };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Whether a new TCP connection to the port is accepted right now. */
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -198,8 +190,7 @@ describe('outside production without SECRET_KEY', () => {
       const again = await servers.start({ LOG_LEVEL: 'warn' }, cwd);
       await healthy(again);
       // the log is flushed at least every second
-      for (let waited = 0; waited < 3000 && !again.output.join('').includes('chmod 600'); waited += 100)
-        await new Promise((r) => setTimeout(r, 100));
+      await expect.poll(() => again.output.join(''), { timeout: 3000, interval: 100 }).toContain('chmod 600');
       const warning = again.output
         .join('')
         .split('\n')
@@ -378,7 +369,13 @@ describeEachDatabase('SIGTERM', (kind) => {
       settled = true;
     });
     answer.catch(() => undefined); // awaited by the test; never an unhandled rejection
-    await until(() => dns.questions.slice(before).some((q) => q.endsWith(` ${host}`)), 'the server to ask the DNS server');
+    await expect
+      .poll(() => dns.questions.slice(before).some((q) => q.endsWith(` ${host}`)), {
+        timeout: 10_000,
+        interval: 10,
+        message: 'the server asks the DNS server',
+      })
+      .toBe(true);
     return { name, answer, settled: () => settled };
   }
 
@@ -452,13 +449,9 @@ describeEachDatabase('SIGTERM', (kind) => {
     const inFlight = await createInFlight(server);
 
     server.child.kill('SIGTERM');
-    let refused = false;
-    while (!refused && !inFlight.settled()) {
-      refused = !(await accepts(port));
-      if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(refused).toBe(true);
+    await expect.poll(async () => inFlight.settled() || !(await accepts(port)), { timeout: 10_000, interval: 20 }).toBe(true);
     expect(inFlight.settled()).toBe(false);
+    expect(await accepts(port)).toBe(false);
     expect((await inFlight.answer).status).toBe(503);
   });
 

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ConnectProxy, startConnectProxy } from '../support/connect-proxy';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
+import { DeliveryHarness, HOOKS, newPath } from '../support/delivery-harness';
 import { TestApp } from '../support/test-app';
-import { ReceivedRequest, startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } from '../support/webhook-receiver';
+import type { ReceivedRequest } from '../support/webhook-receiver';
 
 /*
  * Signing-secret rotation (docs/api.md 10.7): a new secret shown once; during the grace period
@@ -13,40 +12,20 @@ import { ReceivedRequest, startWebhookReceiver, TEST_CA_FILE, WebhookReceiver } 
  * new one. Concurrent rotations leave exactly one current and one previous secret.
  */
 
-const HOOKS = 'hooks.example.com';
-const PUBLIC_A = '1.1.1.10';
-
 describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
+  let h: DeliveryHarness;
   let t: TestApp;
-  let receiver: WebhookReceiver;
-  let proxy: ConnectProxy;
-  let platformKey: string;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-    proxy = await startConnectProxy({ [`${PUBLIC_A}:443`]: receiver.port });
-    t = await TestApp.start(kind, {
-      zone: { [HOOKS]: { A: [PUBLIC_A] } },
-      env: { DELIVERY_PROXY_URL: proxy.url, DELIVERY_CA_FILE: TEST_CA_FILE, DELIVERY_POLL_MS: '100' },
-    });
-    platformKey = (await t.identity.createPlatformKey('platform')).token;
+    h = await DeliveryHarness.start(kind);
+    t = h.app;
   });
-  afterAll(async () => {
-    await t?.close();
-    await proxy?.close();
-    await receiver?.close();
-  });
+  afterAll(() => h?.close());
 
   async function webhook(): Promise<{ organizationId: number; cookie: string; path: string; secret: string }> {
-    const path = `/${randomBytes(6).toString('hex')}`;
-    const owner = await t.member('owner');
-    const res = await t
-      .http()
-      .post('/api/webhook/rotating')
-      .set('Cookie', owner.cookie)
-      .send({ url: `https://${HOOKS}${path}` });
-    expect(res.status).toBe(201);
-    return { ...owner, path, secret: res.body.secret };
+    const path = newPath();
+    const { organizationId, cookie, secrets } = await h.organizationWith({ rotating: { url: `https://${HOOKS}${path}` } });
+    return { organizationId, cookie, path, secret: secrets.rotating };
   }
 
   const rotate = (cookie: string, body?: object) => {
@@ -56,14 +35,10 @@ describeEachDatabase('signing secret rotation', (kind: DatabaseKind) => {
 
   /** Sends an event and returns the request the receiver got for it. */
   async function delivered(organizationId: number, path: string): Promise<ReceivedRequest> {
-    const before = receiver.received.filter((r) => r.path === path).length;
-    const res = await t
-      .http()
-      .post('/api/events')
-      .set('Authorization', `Bearer ${platformKey}`)
-      .send({ type: 'user.updated', organization: organizationId, data: {} });
+    const before = h.receiver.received.filter((r) => r.path === path).length;
+    const res = await h.sendEvent({ type: 'user.updated', organization: organizationId, data: {} });
     expect(res.status).toBe(202);
-    return (await receiver.waitFor(path, before + 1))[before];
+    return (await h.receiver.waitFor(path, before + 1))[before];
   }
 
   const signatures = (request: ReceivedRequest) => request.headers['webhook-signature'].split(' ');

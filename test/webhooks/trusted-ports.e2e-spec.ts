@@ -53,13 +53,14 @@ describeEachDatabase('TRUSTED_CIDRS with ports', (kind: DatabaseKind) => {
       .set('Authorization', `Bearer ${platformKey}`)
       .send({ type: 'user.updated', organization: organizationId, data });
 
+  /** Polls until the event's delivery has had an attempt. */
   const firstAttempt = async (eventId: string): Promise<{ attempts: number; lastError: string | null }> => {
-    for (let waited = 0; waited < 10_000; waited += 50) {
+    const delivery = async () => {
       const [row] = await t.dataSource.query('SELECT attempts, last_error AS lastError FROM deliveries WHERE event_id = ?', [eventId]);
-      if (row !== undefined && Number(row.attempts) > 0) return { attempts: Number(row.attempts), lastError: row.lastError };
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('no attempt within 10 s');
+      return row === undefined ? { attempts: 0, lastError: null } : { attempts: Number(row.attempts), lastError: row.lastError };
+    };
+    await expect.poll(async () => (await delivery()).attempts, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    return delivery();
   };
 
   it.each([
