@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } },
   test: {
+    // Two files at a time whatever the cores (Vitest's default is one fewer than the CPUs: one
+    // on the 2-core VM). The e2e suites mostly wait on receivers, timers and child processes, so
+    // two halve the run; and every suite must hold on a busy machine anyway.
+    maxWorkers: 2,
     globalSetup: ['./test/support/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'] } },
