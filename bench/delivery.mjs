@@ -25,7 +25,6 @@ import { ProxyAgent } from 'undici';
 import {
   API_PREFIX,
   BenchError,
-  cleanUp,
   cpuTicks,
   expectStatus,
   fixed,
@@ -36,6 +35,7 @@ import {
   parseServerUrl,
   requireDist,
   requirePortFree,
+  runBench,
   sampleRss,
   secondsFromEnv,
   startDns,
@@ -236,13 +236,4 @@ async function main() {
   if (w6Result.failures > 0) process.exitCode = 1;
 }
 
-let status = 0;
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(error instanceof BenchError ? `bench: ${error.message}\n` : `bench: ${error.stack ?? error}\n`);
-  status = 1;
-} finally {
-  await cleanUp();
-}
-process.exit(status || process.exitCode || 0);
+await runBench(main);

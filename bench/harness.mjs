@@ -80,6 +80,31 @@ export async function cleanUp() {
   }
 }
 
+/**
+ * Runs a bench's `main`, cleans up, and exits: 130 when interrupted (Ctrl-C, SIGTERM), 1 when
+ * `main` threw (a BenchError by its message, anything else with its stack), else
+ * process.exitCode (a bench sets it for failed requests).
+ */
+export async function runBench(main) {
+  const interrupted = new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => resolve(signal));
+  });
+  let status = 0;
+  try {
+    const signal = await Promise.race([main().then(() => undefined), interrupted]);
+    if (signal !== undefined) {
+      log(`${signal}: stopping and cleaning up`);
+      status = 130;
+    }
+  } catch (error) {
+    process.stderr.write(error instanceof BenchError ? `bench: ${error.message}\n` : `bench: ${error.stack ?? error}\n`);
+    status = 1;
+  } finally {
+    await cleanUp();
+  }
+  process.exit(status || process.exitCode || 0);
+}
+
 /** SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
 export async function stop(child, graceMs = 10_000) {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -18,8 +18,6 @@
 // BENCH_ISOLATION_RATE [50] (events per second to each organization).
 import { randomBytes } from 'node:crypto';
 import {
-  BenchError,
-  cleanUp,
   fixed,
   intFromEnv,
   log,
@@ -27,6 +25,7 @@ import {
   parseServerUrl,
   requireDist,
   requirePortFree,
+  runBench,
   secondsFromEnv,
   startDns,
 } from './harness.mjs';
@@ -144,13 +143,4 @@ async function main() {
   report(results);
 }
 
-let status = 0;
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(error instanceof BenchError ? `bench: ${error.message}\n` : `bench: ${error.stack ?? error}\n`);
-  status = 1;
-} finally {
-  await cleanUp();
-}
-process.exit(status);
+await runBench(main);
