@@ -11,7 +11,6 @@ export const EVENT_GROUPS = {
   card: ['updated'],
   user: ['updated'],
 } as const;
-export type EventGroup = keyof typeof EVENT_GROUPS;
 
 export const WEBHOOK_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
 
