@@ -31,24 +31,31 @@ const webhookData = (description: string): JsonSchema => ({
 
 /**
  * docs/api.md 10.1, 10.8: `card set-status` sends `{card, status}`; the platform may send any
- * object of its own (the contract takes any object for every type), so the schema describes
- * the service's members without requiring them.
+ * object of its own (the contract takes any object for every type, `{"card": "x"}` too). Either
+ * shape, so that every body the service sends validates (docs/api.md 10.11), and the service's
+ * own is described exactly.
  */
 const cardData: JsonSchema = {
-  type: 'object',
-  description:
-    "When the service sends it (card set-status): {card, status}. When the platform does: the platform's own JSON object, delivered as handed in.",
-  properties: {
-    card: { type: 'integer', minimum: 1, description: 'The card id (card set-status)' },
-    status: { enum: CARD_STATUSES, description: 'The status the card has now (card set-status)' },
-  },
+  anyOf: [
+    {
+      title: 'From card set-status',
+      type: 'object',
+      required: ['card', 'status'],
+      additionalProperties: false,
+      properties: {
+        card: { type: 'integer', minimum: 1, description: 'The card id' },
+        status: { enum: CARD_STATUSES, description: 'The status the card has now' },
+      },
+    },
+    { ...platformData, title: 'From the platform (POST /events)' },
+  ],
 };
 
 /**
  * The event catalogue (docs/api.md 10.11): one entry per event type the service sends, keyed
  * by the types EVENT_FIELDS, TEST_EVENT and DISABLED_EVENT already name, so that a type without
  * an entry (or an entry without a type) does not compile. The OpenAPI document's `webhooks`
- * are built from it (http/openapi-document.ts).
+ * are built from it (openapi/openapi-document.ts).
  */
 export const EVENT_CATALOGUE: Readonly<Record<SentEventType, CatalogueEntry>> = {
   'transaction.created': {

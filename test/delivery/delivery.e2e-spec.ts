@@ -107,6 +107,14 @@ describeEachDatabase('event delivery', (kind: DatabaseKind) => {
         body: { deliveries: 0 },
       });
     });
+
+    it("delivers the platform's data exactly as handed in, whatever its members (card.updated too; the receiver holds it to the catalogue)", async () => {
+      const p = newPath();
+      const { organizationId } = await h.organizationWith({ cards: { url: `https://${HOOKS}${p}` } });
+      const data = { card: 'c_91', status: { from: 'active', to: 'frozen' }, note: 'ünïcode' };
+      expect((await h.sendEvent({ type: 'card.updated', organization: organizationId, data })).status).toBe(202);
+      expect(JSON.parse((await receiver.waitFor(p, 1))[0].body).data).toEqual(data);
+    });
   });
 
   describe('retries (docs/api.md 10.5)', () => {
