@@ -44,6 +44,7 @@ export class AttemptRecorder {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     await this.drain();
   }
 

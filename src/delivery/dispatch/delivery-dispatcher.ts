@@ -62,7 +62,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private poked = false;
   private scanWanted = true;
   private lastScan = { at: 0, tookMs: 0 };
-  private lastWarning = 0;
+  /** When each kind of warning was last logged: one of each at most every WARN_EVERY_MS. */
+  private readonly lastWarnings = new Map<string, number>();
 
   constructor(
     private readonly queue: DeliveryQueue,
@@ -97,10 +98,13 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await this.loop;
     await this.adopting;
     for (const slots of this.slots.values()) slots.waiting.splice(0);
-    const deadline = new Promise((resolve) => setTimeout(resolve, this.config.timeoutMs + 1000).unref());
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, this.config.timeoutMs + 1000)));
     await Promise.race([Promise.all(this.sending.values()), deadline]);
-    await Promise.all(this.recording);
+    clearTimeout(timer);
+    // Closed first: what the database does not take now is not tried again until a lease would end.
     await this.recorder.close();
+    await Promise.all(this.recording);
     // What is still claimed (handed over but not yet read, or not finished in time) is due again at once.
     await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
@@ -115,7 +119,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.adoptions.push(eventId);
     this.adoptionsExpected += deliveries;
     if (this.adoptions.length === 1)
-      this.adopting = this.adopting.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => this.adopt());
+      this.adopting = this.adopting
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => this.adopt())
+        .catch((error: unknown) => this.warn(error, 'could not take the deliveries handed over'));
   }
 
   /** Due deliveries may exist that this instance has not seen: scan soon. */
@@ -165,7 +172,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.warn(error, 'could not claim deliveries');
       return;
     }
-    this.take(claimed, new Set(requests.filter((r) => r.probe).map((r) => r.webhookId)));
+    this.take(claimed);
     this.afterClaim(requests, claimed, now);
   }
 
@@ -219,12 +226,12 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   }
 
   /** Starts each claimed delivery, or lets it wait for its webhook's slot, or gives it back (its breaker is not closed, or no room). */
-  private take(deliveries: readonly ClaimedDelivery[], probed: ReadonlySet<number> = new Set()): void {
+  private take(deliveries: readonly ClaimedDelivery[]): void {
     const now = Date.now();
     const back: number[] = [];
     for (const delivery of deliveries) {
       const slots = this.slotsOf(delivery.webhookId);
-      if (this.breakerOf(delivery.webhookId, now) !== 'closed' && !probed.has(delivery.webhookId)) back.push(delivery.id);
+      if (this.breakerOf(delivery.webhookId, now) !== 'closed' && delivery.probe !== true) back.push(delivery.id);
       else if (slots.hasRoom && this.sending.size < this.config.concurrency) this.start(delivery, slots);
       else if (slots.waiting.length < slots.waitingLimit) slots.waiting.push(delivery);
       else back.push(delivery.id);
@@ -269,7 +276,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
     const record = { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error };
     if (!(await this.recorder.record(delivery.id, record, delivery.leaseEndsAt))) return;
-    const health = await this.health.afterAttempt(delivery.webhookId, delivery.health, outcome, at);
+    const health = await this.health.afterAttempt(delivery, outcome, at);
     if (health === undefined) return;
     this.noteBreaker(delivery.webhookId, health.breakerOpenUntil);
     // An open breaker sends the webhook's waiting deliveries back: held back, they are not attempts.
@@ -359,8 +366,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   }
 
   private warn(error: unknown, message: string): void {
-    if (Date.now() - this.lastWarning < WARN_EVERY_MS) return;
-    this.lastWarning = Date.now();
-    this.logger.warn({ err: { message: (error as Error)?.message } }, message);
+    const now = Date.now();
+    if (now - (this.lastWarnings.get(message) ?? 0) < WARN_EVERY_MS) return;
+    this.lastWarnings.set(message, now);
+    // The message only (a driver's error may carry its statement); a stack for what is a bug of ours.
+    const bug = error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError;
+    this.logger.warn({ err: { message: (error as Error)?.message, ...(bug && { stack: (error as Error).stack }) } }, message);
   }
 }

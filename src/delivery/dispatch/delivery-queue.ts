@@ -56,6 +56,8 @@ export interface ClaimedDelivery {
   readonly health: EndpointHealth;
   /** The rate limiter's slot: not sent before then. */
   readonly notBefore?: number;
+  /** This attempt is the breaker's probe (its cool-down was over, and this claim took the probe). */
+  readonly probe?: boolean;
 }
 
 /** How an attempt ends a claim: the delivery's new state and the attempt's record. */
@@ -146,8 +148,10 @@ export class DeliveryQueue {
         const asks = requests.map((r) => ({ ...r, count: slots.get(r.webhookId)?.count ?? r.count })).filter((r) => r.count > 0);
         if (asks.length === 0) return [];
         const picked = await this.pickDue(tx, asks, now);
-        for (const { webhookId } of asks.filter((r) => r.probe)) {
-          if (picked.has(webhookId) && !(await this.health.takeProbe(tx, webhookId, now, leaseEndsAt))) picked.delete(webhookId);
+        const probes = new Set<number>();
+        for (const { webhookId } of asks.filter((r) => r.probe && picked.has(r.webhookId))) {
+          if (await this.health.takeProbe(tx, webhookId, now, leaseEndsAt)) probes.add(webhookId);
+          else picked.delete(webhookId);
         }
         const ids = [...picked.values()].flat();
         if (ids.length === 0) return [];
@@ -163,7 +167,11 @@ export class DeliveryQueue {
           if (taken.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, taken.length));
         }
         const rows = await tx.select<Record<string, unknown>>(`${DETAIL} WHERE d.id IN (${list(ids.length)})`, ids);
-        return rows.map((row) => ({ ...claimedOf(row), notBefore: notBefore.get(Number(row.id)) }));
+        return rows.map((row) => ({
+          ...claimedOf(row),
+          notBefore: notBefore.get(Number(row.id)),
+          probe: probes.has(Number(row.webhookId)),
+        }));
       },
       { readCommitted: true },
     );

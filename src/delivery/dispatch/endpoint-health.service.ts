@@ -7,7 +7,7 @@ import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { AttemptOutcome } from '../delivery.model';
 import { DISABLED_EVENT } from '../../event-types/event-types';
 import { EventIngest } from '../events/event-ingest.service';
-import { DeliveryQueue } from './delivery-queue';
+import { ClaimedDelivery, DeliveryQueue } from './delivery-queue';
 import { EndpointHealth, healthAfter, HealthPolicy, isHealthy } from './endpoint-health';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 
@@ -23,6 +23,13 @@ const DAY_MS = 24 * 3600 * 1000;
 @Injectable()
 export class EndpointHealthService {
   private readonly policy: HealthPolicy;
+  /**
+   * Webhooks whose health this instance last wrote as not healthy. A success skips the write
+   * only when its claim read the webhook healthy and this instance has not seen it fail since:
+   * an attempt in flight beside one that failed still clears the failure. (Another instance's
+   * failure after the claim is cleared by the next success claimed after it.)
+   */
+  private readonly unhealthy = new Set<number>();
 
   constructor(
     private readonly health: EndpointHealthRepository,
@@ -38,15 +45,23 @@ export class EndpointHealthService {
   }
 
   /**
-   * Applies a recorded attempt's outcome (`known`: the health read with its claim): the health
-   * after it, or undefined when nothing changed (a success at a healthy webhook).
+   * Applies a recorded attempt's outcome to its webhook's health (`delivery.health`: as read with
+   * its claim): the health after it, or undefined when nothing changed (a success at a healthy
+   * webhook).
    */
-  async afterAttempt(webhookId: number, known: EndpointHealth, outcome: AttemptOutcome, at: Date): Promise<EndpointHealth | undefined> {
-    if (outcome.ok && isHealthy(known)) return undefined;
+  async afterAttempt(
+    delivery: Pick<ClaimedDelivery, 'webhookId' | 'health' | 'probe'>,
+    outcome: AttemptOutcome,
+    at: Date,
+  ): Promise<EndpointHealth | undefined> {
+    const { webhookId } = delivery;
+    if (outcome.ok && isHealthy(delivery.health) && !this.unhealthy.has(webhookId)) return undefined;
     const { health, disable } = await this.health.update(webhookId, (current) => {
-      const next = healthAfter(current, outcome, at.getTime(), this.policy);
+      const next = healthAfter(current, outcome, at.getTime(), this.policy, delivery.probe === true);
       return { health: next.health, result: next };
     });
+    if (isHealthy(health)) this.unhealthy.delete(webhookId);
+    else this.unhealthy.add(webhookId);
     if (disable) await this.disable(webhookId, at);
     return health;
   }

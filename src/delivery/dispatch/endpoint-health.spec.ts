@@ -54,8 +54,36 @@ describe('the circuit breaker', () => {
     expect([health.breakerFailures, breakerState(health, 9000)]).toEqual([0, 'closed']);
   });
 
-  it('does not count failures that take no time at the receiver (resolution, blocked address, TLS)', () => {
-    expect(after([failed('dns unavailable'), failed('blocked address'), failed('tls error')]).breakerFailures).toBe(0);
+  it('closes on a TLS error too: the receiver answered the connection', () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    expect(breakerState(healthAfter(open, failed('tls error'), 9000, POLICY).health, 9000)).toBe('closed');
+  });
+
+  it('leaves the count as it was for failures that never reached the receiver (resolution, blocked address)', () => {
+    const counting = after([failed('timeout'), failed('timeout')]);
+    const unreached = ['dns unavailable', 'does not resolve', 'blocked address'] as const;
+    expect(unreached.map((error) => healthAfter(counting, failed(error), 5000, POLICY).health.breakerFailures)).toEqual([2, 2, 2]);
+    expect(after([failed('timeout'), failed('dns unavailable'), failed('timeout'), failed('timeout')]).breakerOpenUntil).not.toBeNull();
+  });
+
+  it('leaves an open breaker as it was for unreached failures', () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    expect(healthAfter(open, failed('blocked address'), 2500, POLICY).health).toMatchObject({
+      breakerFailures: open.breakerFailures,
+      breakerOpenUntil: open.breakerOpenUntil,
+    });
+  });
+
+  it('does not lengthen the cool-down for attempts that were in flight when the breaker opened', () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    const { health } = healthAfter(open, failed('timeout'), 2500, POLICY);
+    expect([health.breakerFailures, health.breakerOpenUntil]).toEqual([open.breakerFailures, open.breakerOpenUntil]);
+  });
+
+  it("counts the probe's failure, opening the breaker again for twice as long", () => {
+    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    const { health } = healthAfter(open, failed('connection failed'), 4000, POLICY, true);
+    expect([health.breakerFailures, health.breakerOpenUntil]).toEqual([4, 4000 + 2 * POLICY.cooldownMs]);
   });
 });
 

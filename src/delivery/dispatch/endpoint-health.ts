@@ -31,6 +31,8 @@ export type BreakerState = 'closed' | 'open' | 'probe';
 
 /** The failures the breaker counts: the receiver did not answer (docs/api.md 10.10). */
 const UNREACHABLE: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
+/** Failures that are answers of the receiver: it is reachable, so they close the breaker. */
+const answered = (error: string): boolean => error.startsWith('http ') || error === 'tls error';
 
 export const isHealthy = (health: EndpointHealth): boolean =>
   health.failingSince === null && health.failedAttempts === 0 && health.breakerFailures === 0 && health.breakerOpenUntil === null;
@@ -45,10 +47,13 @@ export const cooldownMs = (breakerFailures: number, policy: HealthPolicy): numbe
   Math.min(policy.cooldownMs * 2 ** Math.max(0, breakerFailures - policy.breakerThreshold), Math.max(MAX_COOLDOWN_MS, policy.cooldownMs));
 
 /**
- * The endpoint's health after an attempt made at `at`, and whether the webhook must now be
- * disabled. A success clears everything. A timeout or connection failure counts toward the
- * breaker, which opens at the threshold (a failed probe opens it again, for twice as long); any
- * other failure means the receiver answered, so the breaker closes. Every failure extends the
+ * The endpoint's health after an attempt made at `at` (`probe`: the breaker's probe), and
+ * whether the webhook must now be disabled. A success clears everything. A timeout or
+ * connection failure counts toward the breaker, which opens at the threshold; once it is open,
+ * only the probe's failure counts (it opens it again, for twice as long), not those of attempts
+ * that were in flight when it opened. A failure that is an answer (an HTTP status, a TLS
+ * handshake) closes it: the receiver is reachable. One that never reached the receiver (its
+ * name did not resolve, or to a blocked address) leaves it as it was. Every failure extends the
  * run that disabling looks at. An attempt that could not be made (`internal error`, ours) says
  * nothing about the endpoint.
  */
@@ -57,15 +62,19 @@ export function healthAfter(
   outcome: Pick<AttemptOutcome, 'ok' | 'error'>,
   at: number,
   policy: HealthPolicy,
+  probe = false,
 ): { health: EndpointHealth; disable: boolean } {
   if (outcome.ok) return { health: HEALTHY, disable: false };
   if (outcome.error === 'internal error') return { health, disable: false };
   const failingSince = health.failingSince ?? at;
   const failedAttempts = health.failedAttempts + 1;
-  let breakerFailures = 0;
-  let breakerOpenUntil: number | null = null;
-  if (outcome.error !== null && UNREACHABLE.has(outcome.error)) {
-    breakerFailures = health.breakerFailures + 1;
+  let { breakerFailures, breakerOpenUntil } = health;
+  const error = outcome.error ?? '';
+  if (answered(error)) {
+    breakerFailures = 0;
+    breakerOpenUntil = null;
+  } else if (UNREACHABLE.has(error) && (breakerOpenUntil === null || probe)) {
+    breakerFailures += 1;
     if (breakerFailures >= policy.breakerThreshold) breakerOpenUntil = at + cooldownMs(breakerFailures, policy);
   }
   const disable = failedAttempts >= DISABLE_AFTER_ATTEMPTS && at - failingSince >= policy.disableAfterMs;
