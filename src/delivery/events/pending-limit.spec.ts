@@ -47,6 +47,14 @@ describe('PendingLimit', () => {
     expect(countPending).toHaveBeenCalledTimes(2);
   });
 
+  it('trusts a count that found the organization full for its second: no count per refused request', async () => {
+    const { limit, countPending } = limitWith(3, [3, 3]);
+    for (const now of [0, 200, 900]) await expect(limit.check(1, now)).rejects.toMatchObject({ code: 'queue full' });
+    expect(countPending).toHaveBeenCalledTimes(1);
+    await expect(limit.check(1, 1001)).rejects.toMatchObject({ code: 'queue full' });
+    expect(countPending).toHaveBeenCalledTimes(2);
+  });
+
   it('keeps each organization’s count apart', async () => {
     const { limit } = limitWith(3, [3, 0]);
     await expect(limit.check(1, 0)).rejects.toMatchObject({ code: 'queue full' });

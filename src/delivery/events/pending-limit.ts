@@ -14,15 +14,18 @@ const MAX_TRACKED = 10_000;
  * Backpressure (docs/api.md 10.10): an organization with DELIVERY_PENDING_PER_ORG_MAX pending
  * deliveries gets 429 `queue full` from `POST /events`, and nothing is stored. Counting an
  * organization's pending deliveries on every event would cost ingest a range scan as long as
- * the backlog, so a count is kept for a second and raised by the deliveries this instance adds
- * meanwhile (an estimate never below the truth for one instance: deliveries only leave
- * `pending` otherwise). An organization is refused only after a fresh count says it is full;
- * with several instances, each may add a second's worth of the others' events beyond the limit.
+ * the backlog, so a count is kept for a second and raised by the deliveries this instance's
+ * events add meanwhile (deliveries only leave `pending` otherwise; the few that tests, replays
+ * and webhook.disabled events add are in the next count). An organization is refused only
+ * after a count says it is full, and that count is trusted for its second too, so that an
+ * organization at its limit does not cost a count per request. With several instances, each
+ * may add a second's worth of the others' events beyond the limit.
  */
 @Injectable()
 export class PendingLimit {
   private readonly max: number;
-  private readonly counts = new Map<number, { pending: number; countedAt: number }>();
+  /** Per organization: the last count, when it was made, and whether events were added since (an estimate). */
+  private readonly counts = new Map<number, { pending: number; countedAt: number; estimate: boolean }>();
 
   constructor(
     private readonly events: EventsRepository,
@@ -35,8 +38,8 @@ export class PendingLimit {
   /** 429 queue full when the organization's pending deliveries are at the limit. */
   async check(organizationId: number, now = Date.now()): Promise<void> {
     let known = this.counts.get(organizationId);
-    if (known === undefined || now - known.countedAt > COUNT_TTL_MS || known.pending >= this.max) {
-      known = { pending: await this.events.countPending(organizationId), countedAt: now };
+    if (known === undefined || now - known.countedAt > COUNT_TTL_MS || (known.pending >= this.max && known.estimate)) {
+      known = { pending: await this.events.countPending(organizationId), countedAt: now, estimate: false };
       if (this.counts.size >= MAX_TRACKED) this.counts.clear();
       this.counts.set(organizationId, known);
     }
@@ -48,6 +51,8 @@ export class PendingLimit {
   /** This instance added `deliveries` pending deliveries for the organization. */
   added(organizationId: number, deliveries: number): void {
     const known = this.counts.get(organizationId);
-    if (known !== undefined) known.pending += deliveries;
+    if (known === undefined) return;
+    known.pending += deliveries;
+    known.estimate = true;
   }
 }
