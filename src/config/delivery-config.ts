@@ -44,7 +44,7 @@ export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
   breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS ?? 30_000,
 });
 
-/** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (empty: no retries). */
+/** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (an empty variable counts as unset: the default schedule). */
 function parseRetrySchedule(value: string): number[] {
   const parts = value
     .split(',')

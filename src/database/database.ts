@@ -71,6 +71,12 @@ export class Database implements SqlExecutor {
     await this.mysql?.closeIfOwn((this.dataSource.driver as unknown as { pool?: Pool }).pool);
   }
 
+  /**
+   * On SQLite, reads do not wait their turn behind transactions (reads are most of the traffic):
+   * on the one shared connection they may see the writes of a transaction still open, which
+   * are lost only if it fails (a database error, rare on a local file). Left so: queuing every
+   * read behind every transaction would make the embedded store serial.
+   */
   select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     if (this.mysql) return this.connectedPool().run((db) => db.select<T>(sql, params));
     return this.dataSource.query(sql, params as SqlValue[]);

@@ -30,7 +30,6 @@ import { PendingLimit } from './events/pending-limit';
 import { DeliveryActionsService } from './log/delivery-actions.service';
 import { DeliveryLogRepository } from './log/delivery-log.repository';
 import { DeliveryLogService } from './log/delivery-log.service';
-import { WebhookActionLimitGuard } from './log/webhook-action-limit.guard';
 import { WebhookDeliveriesController } from './log/webhook-deliveries.controller';
 
 /**
@@ -72,7 +71,6 @@ import { WebhookDeliveriesController } from './log/webhook-deliveries.controller
     DeliveryLogService,
     DeliveryActionsService,
     DeliveryLogRepository,
-    WebhookActionLimitGuard,
     PageCursors,
   ],
   exports: [EventIngest, DeliveryQueue],

@@ -32,6 +32,8 @@ export class EventsController {
     409: ['idempotency conflict'],
     413: ['payload too large'],
     415: ['unsupported media type'],
+    // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
+    429: ['rate limited', 'queue full'],
   })
   accept(
     @Caller() caller: PlatformCaller,

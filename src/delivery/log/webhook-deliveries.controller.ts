@@ -57,7 +57,7 @@ export class WebhookDeliveriesController {
 
   @Post('deliveries/:id/retry')
   @HttpCode(202)
-  @UseGuards(WebhookActionLimitGuard)
+  @UseGuards(WebhookActionLimitGuard('retry'))
   @ApiOperation({ summary: 'Send a delivery again now (same webhook-id); the retry schedule starts again' })
   @IdParam()
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
@@ -68,7 +68,7 @@ export class WebhookDeliveriesController {
 
   @Post('test')
   @HttpCode(202)
-  @UseGuards(WebhookActionLimitGuard)
+  @UseGuards(WebhookActionLimitGuard('test'))
   @ApiOperation({ summary: 'Send a webhook.test event to the webhook url, through the same queue and log' })
   @ApiAcceptedResponse({ type: TestDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['disabled'] })

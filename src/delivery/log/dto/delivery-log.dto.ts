@@ -18,7 +18,8 @@ export class AttemptDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'null, timeout, dns unavailable, does not resolve, blocked address, connection failed, tls error or http <status>',
+    description:
+      'null, timeout, dns unavailable, does not resolve, blocked address, connection failed, tls error, http <status> or internal error (the attempt could not be made: its secret or body no longer opens)',
   })
   error: string | null;
 }
