@@ -45,7 +45,12 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly leaseMs: number;
   private readonly token = randomBytes(12).toString('base64url');
   private readonly recorder: AttemptRecorder;
-  /** Attempts in flight (a rate-limited one from its claim), and the recording of finished ones. */
+  /**
+   * Attempts in flight (a rate-limited one from its claim), and the recording of finished ones.
+   * An attempt starts only while each is under DELIVERY_CONCURRENCY, so an instance that dies
+   * has made fewer than twice that many attempts whose outcome is not written: the ones another
+   * instance makes again.
+   */
   private readonly sending = new Map<number, Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
   private readonly slots = new Map<number, WebhookSlots>();
@@ -110,7 +115,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   }
 
   handoff(): Handoff | undefined {
-    if (!this.running || this.sending.size >= this.config.concurrency) return undefined;
+    if (!this.running || this.room() <= 0) return undefined;
     return { token: this.token, leaseUntil: new Date(Date.now() + this.leaseMs) };
   }
 
@@ -155,7 +160,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
 
   /** Claims due deliveries for the free slots, shared fairly among the due webhooks. */
   private async fill(): Promise<void> {
-    const free = this.config.concurrency - this.sending.size;
+    const free = this.room();
     if (free <= 0 || this.due.size === 0) return;
     const now = Date.now();
     const room = (webhookId: number): number => this.roomFor(this.due.get(webhookId)!, now);
@@ -225,6 +230,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.take(handedOver);
   }
 
+  /** Attempts this instance may start now: fewer while the database is slow to record outcomes. */
+  private room(): number {
+    return this.config.concurrency - Math.max(this.sending.size, this.recording.size);
+  }
+
   /** Starts each claimed delivery, or lets it wait for its webhook's slot, or gives it back (its breaker is not closed, or no room). */
   private take(deliveries: readonly ClaimedDelivery[]): void {
     const now = Date.now();
@@ -232,7 +242,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     for (const delivery of deliveries) {
       const slots = this.slotsOf(delivery.webhookId);
       if (this.breakerOf(delivery.webhookId, now) !== 'closed' && delivery.probe !== true) back.push(delivery.id);
-      else if (slots.hasRoom && this.sending.size < this.config.concurrency) this.start(delivery, slots);
+      else if (slots.hasRoom && this.room() > 0) this.start(delivery, slots);
       else if (slots.waiting.length < slots.waitingLimit) slots.waiting.push(delivery);
       else back.push(delivery.id);
     }
@@ -266,7 +276,14 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     slots.observe(outcome.durationMs);
     const done = this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
     this.recording.add(done);
-    void done.finally(() => this.recording.delete(done));
+    void done.finally(() => {
+      const wasFull = this.recording.size >= this.config.concurrency;
+      this.recording.delete(done);
+      if (wasFull) {
+        this.startWaiting();
+        this.poke();
+      }
+    });
     // A receiver that did not answer keeps its slot until the breaker has counted it: the next attempt waits for that verdict.
     if (outcome.error === 'timeout' || outcome.error === 'connection failed') await done;
   }
@@ -289,7 +306,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const back: number[] = [];
     for (const [webhookId, slots] of this.slots) {
       if (this.breakerOf(webhookId, now) !== 'closed') back.push(...slots.waiting.splice(0).map(({ id }) => id));
-      while (slots.waiting.length > 0 && slots.hasRoom && this.sending.size < this.config.concurrency) {
+      while (slots.waiting.length > 0 && slots.hasRoom && this.room() > 0) {
         const delivery = slots.waiting.shift()!;
         if (delivery.leaseEndsAt - now < this.config.timeoutMs + LEASE_SAFETY_MS) back.push(delivery.id);
         else this.start(delivery, slots);
