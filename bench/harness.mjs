@@ -81,18 +81,19 @@ export async function cleanUp() {
 }
 
 /**
- * Runs a bench's `main`, cleans up, and exits: 130 when interrupted (Ctrl-C, SIGTERM), 1 when
- * `main` threw (a BenchError by its message, anything else with its stack), else
- * process.exitCode (a bench sets it for failed requests).
+ * Runs a bench's `main`, cleans up, and exits: 130 when interrupted (Ctrl-C, SIGTERM) unless
+ * `servingUntilStopped()` says a signal is how this run ends, 1 when `main` threw (a BenchError
+ * by its message, anything else with its stack), else process.exitCode (a bench sets it for
+ * failed requests).
  */
-export async function runBench(main) {
+export async function runBench(main, { servingUntilStopped = () => false } = {}) {
   const interrupted = new Promise((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => resolve(signal));
   });
   let status = 0;
   try {
     const signal = await Promise.race([main().then(() => undefined), interrupted]);
-    if (signal !== undefined) {
+    if (signal !== undefined && !servingUntilStopped()) {
       log(`${signal}: stopping and cleaning up`);
       status = 130;
     }

@@ -34,7 +34,7 @@ import {
   API_PREFIX,
   atCleanup,
   BenchError,
-  cleanUp,
+  runBench,
   cli,
   cpuTicks,
   createDatabase,
@@ -444,26 +444,5 @@ async function main(state) {
   }
 }
 
-async function run() {
-  const state = { serving: false };
-  const interrupted = new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => resolve(signal));
-  });
-  const bench = main(state);
-  let status = 0;
-  try {
-    const signal = await Promise.race([bench.then(() => undefined), interrupted]);
-    if (signal !== undefined && !state.serving) {
-      log(`${signal}: stopping and cleaning up`);
-      status = 130;
-    }
-  } catch (error) {
-    process.stderr.write(error instanceof BenchError ? `bench: ${error.message}\n` : `bench: ${error.stack ?? error}\n`);
-    status = 1;
-  } finally {
-    await cleanUp();
-  }
-  process.exit(status || process.exitCode || 0);
-}
-
-await run();
+const state = { serving: false };
+await runBench(() => main(state), { servingUntilStopped: () => state.serving });
