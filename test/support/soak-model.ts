@@ -20,6 +20,7 @@
  * effect. Requests that got no answer at all may take effect at any time after they left.
  */
 
+/** Written out here, not imported from src/: the model is an oracle, independent of the code it judges. */
 export const EVENT_FIELDS = [
   'transaction.created',
   'transaction.updated',
