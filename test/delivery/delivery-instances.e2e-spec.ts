@@ -14,8 +14,8 @@ import type { WebhookReceiver } from '../support/webhook-receiver';
  * Many instances, one database, one queue (docs/api.md 10.5, 10.6): three built server
  * processes on MariaDB share the work of 5 000 events to two webhooks each. Every delivery
  * arrives, none twice; and when one instance is killed (SIGKILL) in the middle, none is lost:
- * what it held is delivered by the others once its lease has run out, and only the attempts it
- * had made without recording their outcome (fewer than twice DELIVERY_CONCURRENCY) arrive twice.
+ * what it held is delivered by the others once its lease has run out, and only its attempts in
+ * flight (made, their outcome not yet written: DELIVERY_CONCURRENCY at most) arrive twice.
  */
 
 const EVENTS = 5000;
@@ -169,7 +169,7 @@ describeOnMariadb('three instances sharing the queue', () => {
   );
 
   it(
-    'lose nothing when one is killed with SIGKILL in the middle: its claims are delivered after the lease, only its unrecorded attempts twice',
+    'lose nothing when one is killed with SIGKILL in the middle: its claims are delivered after the lease, only its attempts in flight twice',
     async () => {
       cluster = await startCluster(3);
       const c = cluster;
@@ -187,7 +187,7 @@ describeOnMariadb('three instances sharing the queue', () => {
       expect(counts.size).toBe(EVENTS * WEBHOOKS.length);
       const twice = [...counts.values()].filter((n) => n > 1);
       expect(twice.every((n) => n === 2)).toBe(true);
-      expect(twice.length).toBeLessThan(2 * CONCURRENCY);
+      expect(twice.length).toBeLessThanOrEqual(CONCURRENCY);
     },
     SLOW_MS,
   );

@@ -46,13 +46,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly token = randomBytes(12).toString('base64url');
   private readonly recorder: AttemptRecorder;
   /**
-   * Attempts in flight (a rate-limited one from its claim), and the recording of finished ones.
-   * An attempt starts only while each is under DELIVERY_CONCURRENCY, so an instance that dies
-   * has made fewer than twice that many attempts whose outcome is not written: the ones another
-   * instance makes again.
+   * Attempts in flight, from the start (a rate-limited one's from its claim) until the outcome
+   * is written, so an instance that dies has made at most DELIVERY_CONCURRENCY attempts whose
+   * outcome is not written: the ones another instance makes again.
    */
   private readonly sending = new Map<number, Promise<void>>();
-  private readonly recording = new Set<Promise<void>>();
   private readonly slots = new Map<number, WebhookSlots>();
   /** Webhooks with due deliveries in the queue: found by the last scan, dropped once a claim drains them. */
   private due = new Map<number, ScannedWebhook>();
@@ -107,15 +105,15 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const deadline = new Promise((resolve) => (timer = setTimeout(resolve, this.config.timeoutMs + 1000)));
     await Promise.race([Promise.all(this.sending.values()), deadline]);
     clearTimeout(timer);
-    // Closed first: what the database does not take now is not tried again until a lease would end.
+    // What the database did not take by then is tried once more, not until a lease would end.
     await this.recorder.close();
-    await Promise.all(this.recording);
+    await Promise.all(this.sending.values());
     // What is still claimed (handed over but not yet read, or not finished in time) is due again at once.
     await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
 
   handoff(): Handoff | undefined {
-    if (!this.running || this.room() <= 0) return undefined;
+    if (!this.running || this.sending.size >= this.config.concurrency) return undefined;
     return { token: this.token, leaseUntil: new Date(Date.now() + this.leaseMs) };
   }
 
@@ -160,7 +158,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
 
   /** Claims due deliveries for the free slots, shared fairly among the due webhooks. */
   private async fill(): Promise<void> {
-    const free = this.room();
+    const free = this.config.concurrency - this.sending.size;
     if (free <= 0 || this.due.size === 0) return;
     const now = Date.now();
     const room = (webhookId: number): number => this.roomFor(this.due.get(webhookId)!, now);
@@ -230,11 +228,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.take(handedOver);
   }
 
-  /** Attempts this instance may start now: fewer while the database is slow to record outcomes. */
-  private room(): number {
-    return this.config.concurrency - Math.max(this.sending.size, this.recording.size);
-  }
-
   /** Starts each claimed delivery, or lets it wait for its webhook's slot, or gives it back (its breaker is not closed, or no room). */
   private take(deliveries: readonly ClaimedDelivery[]): void {
     const now = Date.now();
@@ -242,7 +235,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     for (const delivery of deliveries) {
       const slots = this.slotsOf(delivery.webhookId);
       if (this.breakerOf(delivery.webhookId, now) !== 'closed' && delivery.probe !== true) back.push(delivery.id);
-      else if (slots.hasRoom && this.room() > 0) this.start(delivery, slots);
+      else if (slots.hasRoom && this.sending.size < this.config.concurrency) this.start(delivery, slots);
       else if (slots.waiting.length < slots.waitingLimit) slots.waiting.push(delivery);
       else back.push(delivery.id);
     }
@@ -251,19 +244,28 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
 
   private start(delivery: ClaimedDelivery, slots: WebhookSlots): void {
     slots.inFlight++;
-    const sent = this.send(delivery, slots)
+    let holdsSlot = true;
+    const freeSlot = (): void => {
+      if (!holdsSlot) return;
+      holdsSlot = false;
+      slots.inFlight--;
+    };
+    const attempt = this.attempt(delivery, slots, () => {
+      freeSlot();
+      this.startWaiting();
+    })
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed unexpectedly'))
       .finally(() => {
-        slots.inFlight--;
+        freeSlot();
         this.sending.delete(delivery.id);
         this.startWaiting();
         this.poke();
       });
-    this.sending.set(delivery.id, sent);
+    this.sending.set(delivery.id, attempt);
   }
 
-  /** One attempt; its recording goes on after its slot is free. */
-  private async send(delivery: ClaimedDelivery, slots: WebhookSlots): Promise<void> {
+  /** One attempt and the recording of its outcome; the webhook's slot is freed (`freeSlot`) as soon as the receiver has answered. */
+  private async attempt(delivery: ClaimedDelivery, slots: WebhookSlots, freeSlot: () => void): Promise<void> {
     const { target } = delivery;
     if (target === undefined) return this.queue.cancel(delivery.id, this.token);
     // A disabling transaction has failed it already.
@@ -274,18 +276,9 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const outcome = await this.runner.run(delivery, target, at);
     this.metrics.attemptMade(outcome);
     slots.observe(outcome.durationMs);
-    const done = this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
-    this.recording.add(done);
-    void done.finally(() => {
-      const wasFull = this.recording.size >= this.config.concurrency;
-      this.recording.delete(done);
-      if (wasFull) {
-        this.startWaiting();
-        this.poke();
-      }
-    });
     // A receiver that did not answer keeps its slot until the breaker has counted it: the next attempt waits for that verdict.
-    if (outcome.error === 'timeout' || outcome.error === 'connection failed') await done;
+    if (outcome.error !== 'timeout' && outcome.error !== 'connection failed') freeSlot();
+    await this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
   }
 
   /** Records the attempt with the retry policy's next step, then applies it to the endpoint's health. */
@@ -306,7 +299,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const back: number[] = [];
     for (const [webhookId, slots] of this.slots) {
       if (this.breakerOf(webhookId, now) !== 'closed') back.push(...slots.waiting.splice(0).map(({ id }) => id));
-      while (slots.waiting.length > 0 && slots.hasRoom && this.room() > 0) {
+      while (slots.waiting.length > 0 && slots.hasRoom && this.sending.size < this.config.concurrency) {
         const delivery = slots.waiting.shift()!;
         if (delivery.leaseEndsAt - now < this.config.timeoutMs + LEASE_SAFETY_MS) back.push(delivery.id);
         else this.start(delivery, slots);
