@@ -245,18 +245,18 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private start(delivery: ClaimedDelivery, slots: WebhookSlots): void {
     slots.inFlight++;
     let holdsSlot = true;
-    const freeSlot = (): void => {
+    const releaseSlot = (): void => {
       if (!holdsSlot) return;
       holdsSlot = false;
       slots.inFlight--;
     };
     const attempt = this.attempt(delivery, slots, () => {
-      freeSlot();
+      releaseSlot();
       this.startWaiting();
     })
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed unexpectedly'))
       .finally(() => {
-        freeSlot();
+        releaseSlot();
         this.sending.delete(delivery.id);
         this.startWaiting();
         this.poke();
