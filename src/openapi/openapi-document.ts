@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { ParameterObject, PathItemObject, ResponsesObject, SchemaObject, WebhooksObject } from '@nestjs/swagger';
 import { version } from '../../package.json';
-import { SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from '../auth/auth-policy';
+import { PLATFORM_SCHEME, SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from '../auth/auth-policy';
 import { EVENT_ID_PATTERN } from '../delivery/delivery.model';
 import { CATALOGUED_EVENT_TYPES, EVENT_CATALOGUE, eventBodySchema, exampleEventBody } from './event-catalogue';
 import { EVENT_FIELDS, SentEventType } from '../event-types/event-types';
@@ -27,6 +27,10 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A wallet_extension access token (card provisioning only)' },
       WALLET_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A platform key (POST /api/events only)' },
+      PLATFORM_SCHEME,
     )
     .build();
   return SwaggerModule.createDocument(app, { ...description, webhooks: catalogueWebhooks() });

@@ -199,6 +199,15 @@ describeEachDatabase('OpenAPI document and Swagger UI', (kind) => {
     }
   });
 
+  it('declares every security scheme an operation names', () => {
+    const declared = Object.keys((doc.components as Json).securitySchemes as Json);
+    const named = Object.values(doc.paths as Json)
+      .flatMap((methods) => Object.values(methods as Json))
+      .flatMap((op) => (((op as Json).security ?? []) as Json[]).flatMap((requirement) => Object.keys(requirement)));
+    expect(named).toContain('platform-key');
+    expect(named.filter((name) => !declared.includes(name))).toEqual([]);
+  });
+
   it('leaves /health without security', () => {
     expect(operation('/health', 'get').security ?? []).toEqual([]);
   });
