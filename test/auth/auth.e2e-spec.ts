@@ -299,6 +299,38 @@ describeEachDatabase('authentication and authorization', (kind) => {
     });
   });
 
+  describe("the console's routes (docs/api.md 10.7, 10.9, 10.10): the same callers, then the webhook", () => {
+    /** Each console route for webhook `name` (delivery 1 of it, where the route names one). */
+    const CONSOLE_ROUTES: readonly [string, (name: string, h: Record<string, string>) => Test][] = [
+      ['GET …/deliveries', (name, h) => withHeaders(t.http().get(`/api/webhook/${name}/deliveries`), h)],
+      ['GET …/deliveries/{id}', (name, h) => withHeaders(t.http().get(`/api/webhook/${name}/deliveries/1`), h)],
+      ['POST …/deliveries/{id}/retry', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/deliveries/1/retry`), h)],
+      ['POST …/test', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/test`), h)],
+      ['POST …/secret/rotate', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/secret/rotate`), h).send({})],
+      ['POST …/enable', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/enable`), h)],
+      ['GET /api/audit', (_name, h) => withHeaders(t.http().get('/api/audit'), h)],
+    ];
+
+    it.each(CONSOLE_ROUTES)('%s: 401 without a session, and with a live platform key as the cookie', async (_, send) => {
+      expectError(await send('hook', {}), 401, 'unauthorized');
+      const { token } = await t.identity.createPlatformKey('in a cookie');
+      expectError(await send('hook', cookieOf(token)), 401, 'unauthorized');
+    });
+
+    it.each(CONSOLE_ROUTES)('%s: 403 no organization, then 403 no permission for a member', async (_, send) => {
+      expectError(await send('hook', cookieOf(await sessionFor([], null))), 403, 'no organization');
+      const { cookie } = await t.member('member');
+      expectError(await send('hook', { Cookie: cookie }), 403, 'no permission');
+    });
+
+    it.each(CONSOLE_ROUTES.slice(0, -1))("%s: 404 not found for another organization's webhook", async (_, send) => {
+      const other = await t.member('owner');
+      await createWebhook(other.organizationId, 'theirs');
+      const { cookie } = await t.member('owner');
+      expectError(await send('theirs', { Cookie: cookie }), 404, 'not found');
+    });
+  });
+
   describe('no caching of credentials', () => {
     it('refuses a session on the request right after it is revoked', async () => {
       const { token } = await t.member('owner');
