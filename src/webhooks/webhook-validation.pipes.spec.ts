@@ -415,3 +415,32 @@ describe('RotateSecretBodyPipe (docs/api.md 10.7)', () => {
     expect(thrownBy(() => rotate(body))).toMatchObject({ status: 400, body: { code: 'bad request' } });
   });
 });
+
+describe('rateLimit (docs/api.md 10.10)', () => {
+  const RATE_RULE = 'rateLimit: must be a whole number of deliveries per second from 1 to 10000';
+  const OUT_OF_RANGE: [string, unknown][] = [
+    ['0', 0],
+    ['10001', 10_001],
+    ['a fraction', 1.5],
+    ['a string', '5'],
+    ['true', true],
+  ];
+
+  it.each([1, 10_000])('takes %d on create and on the legacy create-or-update', (rateLimit) => {
+    expect(create({ url: U, rateLimit }).draft.rateLimit).toBe(rateLimit);
+    expect(replace({ name: 'legacy', url: U, rateLimit }).draft.rateLimit).toBe(rateLimit);
+  });
+
+  it.each([...OUT_OF_RANGE, ['null', null]])('refuses %s on create and on the legacy create-or-update', (_, rateLimit) => {
+    expect(thrownBy(() => create({ url: U, rateLimit }))).toEqual(badRequest(RATE_RULE));
+    expect(thrownBy(() => replace({ name: 'legacy', url: U, rateLimit }))).toEqual(badRequest(RATE_RULE));
+  });
+
+  it.each(OUT_OF_RANGE)('refuses %s in a patch', (_, rateLimit) => {
+    expect(thrownBy(() => patch({ rateLimit }))).toEqual(badRequest(RATE_RULE));
+  });
+
+  it('clears the limit with null in a patch', () => {
+    expect(patch({ rateLimit: null }).rateLimit).toBeNull();
+  });
+});

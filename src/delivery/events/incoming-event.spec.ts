@@ -39,7 +39,8 @@ describe('parseIncomingEvent (docs/api.md 10.1)', () => {
 
   it.each([
     ['an unknown type', { type: 'card.deleted', organization: 1, data: {} }, TYPE_RULE],
-    ['a type of the service its own', { type: 'webhook.test', organization: 1, data: {} }, TYPE_RULE],
+    ['the test event of the service its own', { type: 'webhook.test', organization: 1, data: {} }, TYPE_RULE],
+    ['the disabled event of the service its own', { type: 'webhook.disabled', organization: 1, data: { webhook: 'a' } }, TYPE_RULE],
     ['no type', { organization: 1, data: {} }, TYPE_RULE],
     ['a string organization', { type: 'user.updated', organization: '1', data: {} }, 'organization: must be a positive integer'],
     ['organization 0', { type: 'user.updated', organization: 0, data: {} }, 'organization: must be a positive integer'],
