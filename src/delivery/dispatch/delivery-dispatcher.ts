@@ -51,6 +51,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
    * outcome is not written: the ones another instance makes again.
    */
   private readonly sending = new Map<number, Promise<void>>();
+  private readonly healthUpdates = new Set<Promise<void>>();
   private readonly slots = new Map<number, WebhookSlots>();
   /** Webhooks with due deliveries in the queue: found by the last scan, dropped once a claim drains them. */
   private due = new Map<number, ScannedWebhook>();
@@ -108,6 +109,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     // What the database did not take by then is tried once more, not until a lease would end.
     await this.recorder.close();
     await Promise.all(this.sending.values());
+    await Promise.all(this.healthUpdates);
     // What is still claimed (handed over but not yet read, or not finished in time) is due again at once.
     await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
@@ -277,20 +279,43 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.metrics.attemptMade(outcome);
     slots.observe(outcome.durationMs);
     // A receiver that did not answer keeps its slot until the breaker has counted it: the next attempt waits for that verdict.
-    if (outcome.error !== 'timeout' && outcome.error !== 'connection failed') freeSlot();
-    await this.finish(delivery, outcome, at).catch((error: unknown) => this.warn(error, 'could not record a delivery attempt'));
+    const unanswered = outcome.error === 'timeout' || outcome.error === 'connection failed';
+    if (!unanswered) freeSlot();
+    if (!(await this.record(delivery, outcome, at))) return;
+    const health = this.applyHealth(delivery, outcome, at);
+    if (unanswered) await health;
   }
 
-  /** Records the attempt with the retry policy's next step, then applies it to the endpoint's health. */
-  private async finish(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<void> {
+  /** Records the attempt with the retry policy's next step; false when it was not (its claim lost, or the database did not take it). */
+  private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<boolean> {
     const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
     const record = { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error };
-    if (!(await this.recorder.record(delivery.id, record, delivery.leaseEndsAt))) return;
-    const health = await this.health.afterAttempt(delivery, outcome, at);
-    if (health === undefined) return;
-    this.noteBreaker(delivery.webhookId, health.breakerOpenUntil);
-    // An open breaker sends the webhook's waiting deliveries back: held back, they are not attempts.
-    if (health.breakerOpenUntil !== null) this.startWaiting();
+    try {
+      return await this.recorder.record(delivery.id, record, delivery.leaseEndsAt);
+    } catch (error) {
+      this.warn(error, 'could not record a delivery attempt');
+      return false;
+    }
+  }
+
+  /**
+   * Applies a recorded attempt to its endpoint's health, outside DELIVERY_CONCURRENCY (the
+   * outcome is written already), so that one failing webhook's health transactions never hold
+   * the places of the others' attempts; shutdown waits for them.
+   */
+  private applyHealth(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<void> {
+    const done = this.health
+      .afterAttempt(delivery, outcome, at)
+      .then((health) => {
+        if (health === undefined) return;
+        this.noteBreaker(delivery.webhookId, health.breakerOpenUntil);
+        // An open breaker sends the webhook's waiting deliveries back: held back, they are not attempts.
+        if (health.breakerOpenUntil !== null) this.startWaiting();
+      })
+      .catch((error: unknown) => this.warn(error, "could not update a webhook's health"));
+    this.healthUpdates.add(done);
+    void done.finally(() => this.healthUpdates.delete(done));
+    return done;
   }
 
   /** Starts the waiting deliveries that have a slot now, webhook after webhook; gives back those held back or near their lease's end. */
