@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
-import type { SqlExecutor } from '../database/sql-executor';
+import { placeholders, type SqlExecutor, varying } from '../database/sql-executor';
 import { sqlTimestamp } from '../database/sql-dialect';
 import type { AuditChange } from './audit.model';
 
@@ -36,21 +36,22 @@ export class AuditRepository {
   page(organizationId: number, beforeId: number | undefined, limit: number): Promise<AuditRow[]> {
     return this.db.select<AuditRow & Record<string, unknown>>(
       `SELECT a.id AS id, a.at AS at, a.actor_user_id AS actorUserId, u.email AS actorEmail, a.action AS action, a.webhook AS webhook, a.fields AS fields
-         FROM (SELECT * FROM audit_entries WHERE organization_id = ?${beforeId === undefined ? '' : ' AND id < ?'} ORDER BY id DESC LIMIT ${Math.floor(limit)}) a
+         FROM (SELECT * FROM audit_entries WHERE organization_id = ?${beforeId === undefined ? '' : ' AND id < ?'} ORDER BY id DESC LIMIT ?) a
          LEFT JOIN users u ON u.id = a.actor_user_id
         ORDER BY a.id DESC`,
-      beforeId === undefined ? [organizationId] : [organizationId, beforeId],
+      beforeId === undefined ? [organizationId, limit] : [organizationId, beforeId, limit],
     );
   }
 
   /** Retention: deletes up to `batch` entries older than `before`; how many went. */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: number }>(`SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ${batch}`, [
+    const rows = await this.db.select<{ id: number }>('SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ?', [
       sqlTimestamp(before),
+      batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
-      `DELETE FROM audit_entries WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      varying(`DELETE FROM audit_entries WHERE id IN (${placeholders(rows.length)})`),
       rows.map((row) => row.id),
     );
   }

@@ -17,8 +17,10 @@ export interface DeliveryConfig {
   readonly retentionDays: number;
   /** Audit entries are kept this long (docs/api.md 10.9). */
   readonly auditRetentionDays: number;
-  /** Attempts in flight to one webhook, in this instance (docs/api.md 10.10). */
+  /** The most attempts in flight to one webhook, in this instance; each webhook's own limit adapts below it (docs/api.md 10.10). */
   readonly maxInFlightPerWebhook: number;
+  /** Event bodies this instance may hold for its deliveries in flight or waiting, in bytes (DELIVERY_BUFFER_MB). */
+  readonly bufferBytes: number;
   /** A webhook whose attempts have all failed this long (and at least 10 of them) is disabled; 0: after 10. */
   readonly disableAfterDays: number;
   /** Pending deliveries an organization may have before `POST /events` answers 429 queue full. */
@@ -29,7 +31,7 @@ export interface DeliveryConfig {
 }
 
 export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
-  concurrency: e.DELIVERY_CONCURRENCY ?? 32,
+  concurrency: e.DELIVERY_CONCURRENCY ?? 256,
   pollMs: e.DELIVERY_POLL_MS ?? 1000,
   timeoutMs: e.DELIVERY_TIMEOUT_MS ?? 15_000,
   retrySchedule: parseRetrySchedule(e.DELIVERY_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000'),
@@ -37,7 +39,8 @@ export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
   caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
   retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
   auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 400,
-  maxInFlightPerWebhook: e.DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK ?? 4,
+  maxInFlightPerWebhook: e.DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK ?? 64,
+  bufferBytes: (e.DELIVERY_BUFFER_MB ?? 32) * 1024 * 1024,
   disableAfterDays: e.DELIVERY_DISABLE_AFTER_DAYS ?? 5,
   pendingPerOrgMax: e.DELIVERY_PENDING_PER_ORG_MAX ?? 100_000,
   breakerThreshold: e.DELIVERY_BREAKER_THRESHOLD ?? 5,

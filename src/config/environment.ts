@@ -55,7 +55,7 @@ export class Environment {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
-  @Min(100)
+  @Min(2000)
   @Max(600_000)
   DB_QUERY_TIMEOUT_MS?: number;
 
@@ -210,6 +210,13 @@ export class Environment {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(4096)
+  DELIVERY_BUFFER_MB?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(0)
   @Max(3650)
   DELIVERY_DISABLE_AFTER_DAYS?: number;
@@ -279,6 +286,7 @@ const ENV_KEYS: readonly (keyof Environment)[] = [
   'AUDIT_RETENTION_DAYS',
   'TRUSTED_CIDRS',
   'DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK',
+  'DELIVERY_BUFFER_MB',
   'DELIVERY_DISABLE_AFTER_DAYS',
   'DELIVERY_PENDING_PER_ORG_MAX',
   'DELIVERY_BREAKER_THRESHOLD',

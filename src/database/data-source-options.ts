@@ -4,6 +4,8 @@ import type { SecretBox } from '../crypto/secret-box';
 import { mysqlMigrations } from './migrations/mysql';
 import { sqliteMigrations } from './migrations/sqlite';
 
+const TYPEORM_POOL_SIZE = 2;
+
 /**
  * TypeORM options for the configured store. Schema changes come only from the migrations. The
  * entities are not listed here: each feature module registers its own (`forFeature`), and
@@ -32,11 +34,9 @@ export function dataSourceOptions(database: DatabaseConfig, secrets: SecretBox):
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
     bigNumberStrings: false,
-    poolSize: database.poolSize,
+    // Only the migrations use TypeORM's own pool: Database has pools of its own (database.ts).
+    poolSize: TYPEORM_POOL_SIZE,
     connectTimeout: database.connectTimeoutMs,
-    // Database.atomically sends a hot path's transaction as one query (ingest: docs/performance.md).
-    // Every statement takes its values as parameters, so a value never becomes SQL.
-    multipleStatements: true,
   };
 }
 

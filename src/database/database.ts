@@ -1,34 +1,59 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { createPool, type Pool } from 'mysql2';
 import { CannotExecuteNotConnectedError, DataSource, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { isDeadlock } from './database-errors';
-import { MysqlConnections } from './mysql-connections';
+import { MysqlConnections, sessionSettings } from './mysql-connections';
 import { MYSQL_DIALECT, SQLITE_DIALECT, SqlDialect } from './sql-dialect';
-import type { Row, SqlExecutor, SqlValue } from './sql-executor';
+import { type Row, type ScriptResult, type ScriptStatement, type Sql, type SqlExecutor, type SqlValue, textOf } from './sql-executor';
 
 const DEADLOCK_ATTEMPTS = 3;
 
 /**
- * The repositories' one way to the database: SQL with `?` placeholders on TypeORM's
- * connections (its DataSource, its driver's pool), alone or in a transaction. Every repository
- * goes through here: the hot reads need prepared statements without a QueryRunner per
- * statement (docs/performance.md), and the writes need row locks and the deadlines below,
- * which TypeORM's Repository API does not give.
+ * docs/api.md 9: the prepared statements one instance may hold on the MySQL server, over all its
+ * connections (the server's max_prepared_stmt_count, 16 382 by default, is shared by every client).
+ */
+export const PREPARED_STATEMENTS_PER_INSTANCE = 256;
+
+/** The pools besides the main one (DB_POOL_SIZE), by their connections: the dispatcher's, and ingest's one multi-statement connection. */
+export const OWN_POOLS = { dispatch: 4, ingest: 1 } as const;
+
+/** A pool of connections of its own (MySQL), and how its sessions are set. */
+export interface PoolOptions {
+  readonly connections: number;
+  /** Every session at READ COMMITTED: locking reads take no gap locks, plain reads see what is committed. */
+  readonly readCommitted?: boolean;
+  /** The one connection that sends a transaction as one multi-statement query (`atomically`). */
+  readonly multipleStatements?: boolean;
+}
+
+export const POOL_OPTIONS = Symbol('POOL_OPTIONS');
+
+/**
+ * The repositories' one way to the database: SQL with `?` placeholders, alone or in a
+ * transaction. Every repository goes through here: the hot reads need prepared statements
+ * without a QueryRunner per statement (docs/performance.md), and the writes need row locks and
+ * the deadlines below, which TypeORM's Repository API does not give.
  *
- * On MySQL, statements run on mysql2's pool under TypeORM's driver, with the deadlines of
- * MysqlConnections (so an unreachable database answers 503 in bounded time). Transactions are
- * retried when InnoDB picks them as deadlock victims; correctness comes from row locks and
- * unique keys, so it holds across any number of instances. They keep InnoDB's REPEATABLE READ:
- * every write transaction of the repositories takes its lock before its first plain read, so
- * its snapshot already holds everything committed by the writers it waited for.
+ * On MySQL, statements run on mysql2 pools of our own (the main one of DB_POOL_SIZE
+ * connections, and those of OWN_POOLS), with the deadlines of MysqlConnections (so an
+ * unreachable database answers 503 in bounded time) and the session settings of docs/api.md 9:
+ * `sql_mode` pinned, lock waits shorter than the statement deadline, multi-statement mode only
+ * on ingest's connection, and mysql2's cache of prepared statements bounded so that the
+ * instance holds at most PREPARED_STATEMENTS_PER_INSTANCE (SQL whose text varies goes as text,
+ * VaryingSql, and is never prepared). TypeORM keeps a pool of its own for the migrations.
+ * Transactions are retried when InnoDB picks them as deadlock victims; correctness comes from
+ * row locks and unique keys, so it holds across any number of instances. They keep InnoDB's
+ * REPEATABLE READ unless the pool says otherwise: every write transaction of the repositories
+ * takes its lock before its first plain read, so its snapshot already holds everything
+ * committed by the writers it waited for.
  *
  * On SQLite, statements go through TypeORM, which shares one connection between all callers,
  * so two interleaved transactions would nest; they are queued here instead (SQLite allows one
  * writer at a time anyway).
  */
 @Injectable()
-export class Database implements SqlExecutor {
+export class Database implements SqlExecutor, OnApplicationShutdown {
   readonly dialect: SqlDialect;
   private readonly mysql?: MysqlConnections;
   private sqliteQueue: Promise<unknown> = Promise.resolve();
@@ -36,39 +61,41 @@ export class Database implements SqlExecutor {
   constructor(
     private readonly dataSource: DataSource,
     config: AppConfig,
-    /** A pool of the caller's own (MySQL), its sessions at READ COMMITTED (withOwnPool); TypeORM's when Nest injects. */
-    @Optional() pool?: Pool,
+    /** A pool other than the main one (Database.open); the main one when Nest injects. */
+    @Optional() @Inject(POOL_OPTIONS) options?: PoolOptions,
   ) {
     this.dialect = config.database.type === 'sqlite' ? SQLITE_DIALECT : MYSQL_DIALECT;
     if (config.database.type === 'mysql') {
-      this.mysql = new MysqlConnections(pool ?? (dataSource.driver as unknown as { pool: Pool }).pool, {
+      // TypeORM's own sessions (the migrations') are set like ours.
+      if (options === undefined) pinSessions(typeormPool(dataSource), sessionSettings(config.database.queryTimeoutMs, false));
+      const pool = options ?? { connections: config.database.poolSize };
+      this.mysql = new MysqlConnections(openPool(dataSource, config, pool), {
         acquireMs: config.database.connectTimeoutMs,
         queryMs: config.database.queryTimeoutMs,
-        readCommittedSessions: pool !== undefined,
+        readCommittedSessions: pool.readCommitted === true,
+        multipleStatements: pool.multipleStatements === true,
       });
     }
   }
 
   /**
-   * A Database on `size` connections of its own, for work that must not queue behind the
-   * requests in TypeORM's pool (the delivery dispatcher), every transaction at READ COMMITTED
-   * (set once per connection). SQLite has one connection, shared: `shared` itself. Closed by
-   * `closeOwnPool`.
+   * A Database on a pool of its own (MySQL), for work that must not queue behind the requests
+   * of the main pool (the delivery dispatcher) or that needs a session of its own kind (ingest's
+   * multi-statement connection). SQLite has one connection, shared: `shared` itself. Closed by
+   * `close`.
    */
-  static withOwnPool(shared: Database, dataSource: DataSource, config: AppConfig, size: number): Database {
-    if (config.database.type !== 'mysql') return shared;
-    const driver = dataSource.driver as unknown as {
-      createConnectionOptions(options: unknown, credentials: unknown): object;
-      options: object;
-    };
-    const pool = createPool({ ...driver.createConnectionOptions(driver.options, driver.options), connectionLimit: size });
-    pool.on('connection', (connection) => connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
-    return new Database(dataSource, config, pool);
+  static open(shared: Database, dataSource: DataSource, config: AppConfig, options: PoolOptions): Database {
+    return config.database.type === 'mysql' ? new Database(dataSource, config, options) : shared;
   }
 
-  /** Ends the pool `withOwnPool` made (nothing for the shared one). */
-  async closeOwnPool(): Promise<void> {
-    await this.mysql?.closeIfOwn((this.dataSource.driver as unknown as { pool?: Pool }).pool);
+  /** Ends the pool (MySQL; TypeORM closes SQLite's connection). */
+  async close(): Promise<void> {
+    await this.mysql?.close();
+  }
+
+  /** The main pool ends with the application, after the dispatcher's last records (its beforeApplicationShutdown). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
   }
 
   /**
@@ -77,17 +104,17 @@ export class Database implements SqlExecutor {
    * are lost only if it fails (a database error, rare on a local file). Left so: queuing every
    * read behind every transaction would make the embedded store serial.
    */
-  select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  select<T extends Row>(sql: Sql, params: readonly SqlValue[] = []): Promise<T[]> {
     if (this.mysql) return this.connectedPool().run((db) => db.select<T>(sql, params));
-    return this.dataSource.query(sql, params as SqlValue[]);
+    return this.dataSource.query(textOf(sql), params as SqlValue[]);
   }
 
-  execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  execute(sql: Sql, params: readonly SqlValue[] = []): Promise<number> {
     if (this.mysql) return this.connectedPool().run((db) => db.execute(sql, params));
     return this.inSqliteTurn(() => this.withSqliteRunner((db) => db.execute(sql, params)));
   }
 
-  insert(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  insert(sql: Sql, params: readonly SqlValue[] = []): Promise<number> {
     if (this.mysql) return this.connectedPool().run((db) => db.insert(sql, params));
     return this.inSqliteTurn(() => this.withSqliteRunner((db) => db.insert(sql, params)));
   }
@@ -123,15 +150,16 @@ export class Database implements SqlExecutor {
 
   /**
    * Independent statements (none needs another's result) in one transaction, for a hot path:
-   * on MySQL sent as one multi-statement query, one round trip; on SQLite one by one in its
-   * turn. The rows each statement touched. Deadlock victims are retried as transactions are.
+   * on ingest's multi-statement connection sent as one query, one round trip; elsewhere one by
+   * one in a transaction (SQLite: in its turn). What each gave (rows, or rows touched).
+   * Deadlock victims are retried as transactions are.
    */
-  atomically(statements: readonly { sql: string; params: readonly SqlValue[] }[]): Promise<number[]> {
-    if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().script(statements));
+  atomically(statements: readonly ScriptStatement[]): Promise<ScriptResult[]> {
+    if (this.mysql?.multipleStatements) return this.withDeadlockRetry(() => this.connectedPool().script(statements));
     return this.transaction(async (tx) => {
-      const touched: number[] = [];
-      for (const { sql, params } of statements) touched.push(await tx.execute(sql, params));
-      return touched;
+      const results: ScriptResult[] = [];
+      for (const { sql, params, rows } of statements) results.push(rows ? await tx.select(sql, params) : await tx.execute(sql, params));
+      return results;
     });
   }
 
@@ -175,8 +203,50 @@ export class Database implements SqlExecutor {
 
 function executorOn(runner: QueryRunner): SqlExecutor {
   return {
-    select: (sql, params = []) => runner.query(sql, params as SqlValue[]),
-    execute: async (sql, params = []) => (await runner.query(sql, params as SqlValue[], true)).affected ?? 0,
-    insert: async (sql, params = []) => Number((await runner.query(sql, params as SqlValue[], true)).raw),
+    select: (sql, params = []) => runner.query(textOf(sql), params as SqlValue[]),
+    execute: async (sql, params = []) => (await runner.query(textOf(sql), params as SqlValue[], true)).affected ?? 0,
+    insert: async (sql, params = []) => Number((await runner.query(textOf(sql), params as SqlValue[], true)).raw),
   };
+}
+
+/**
+ * A mysql2 pool with TypeORM's connection options (the URL, the time zone, the charset), each
+ * session set as docs/api.md 9 says when it opens, and mysql2's cache of prepared statements
+ * bounded so that all the instance's pools together hold at most PREPARED_STATEMENTS_PER_INSTANCE.
+ */
+function openPool(dataSource: DataSource, config: AppConfig, options: PoolOptions): Pool {
+  if (config.database.type !== 'mysql') throw new Error('openPool is for MySQL');
+  const driver = dataSource.driver as unknown as MysqlDriver;
+  const connections = config.database.poolSize + OWN_POOLS.dispatch + OWN_POOLS.ingest;
+  const pool = createPool({
+    ...driver.createConnectionOptions(driver.options, driver.options),
+    connectionLimit: options.connections,
+    multipleStatements: options.multipleStatements === true,
+    maxPreparedStatements: Math.max(1, Math.floor(PREPARED_STATEMENTS_PER_INSTANCE / connections)),
+  });
+  pinSessions(pool, sessionSettings(config.database.queryTimeoutMs, options.readCommitted === true));
+  return pool;
+}
+
+interface MysqlDriver {
+  pool: Pool;
+  options: object;
+  createConnectionOptions(options: unknown, credentials: unknown): object;
+}
+
+const typeormPool = (dataSource: DataSource): Pool => (dataSource.driver as unknown as MysqlDriver).pool;
+
+/**
+ * Sets every session of `pool` with `settings` the first time it is handed out, ahead of the
+ * caller's first statement (mysql2 runs a connection's commands in order); a session that
+ * cannot be set is not used. For TypeORM's pool too, whose first connection opens before
+ * anyone can listen.
+ */
+function pinSessions(pool: Pool, settings: readonly string[]): void {
+  const set = new WeakSet<object>();
+  pool.on('acquire', (connection) => {
+    if (set.has(connection)) return;
+    set.add(connection);
+    for (const sql of settings) connection.query(sql, (error: unknown) => error && connection.destroy());
+  });
 }

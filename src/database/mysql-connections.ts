@@ -1,6 +1,6 @@
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import { isDatabaseUnavailable } from './database-errors';
-import type { Row, SqlExecutor, SqlValue } from './sql-executor';
+import { type Row, type ScriptResult, type ScriptStatement, type Sql, type SqlExecutor, type SqlValue, VaryingSql } from './sql-executor';
 
 export interface MysqlDeadlines {
   /** Longest wait for a pooled connection (mysql2's pool queues without a limit). */
@@ -9,14 +9,38 @@ export interface MysqlDeadlines {
   readonly queryMs: number;
   /** Every connection of the pool was set to READ COMMITTED when it opened. */
   readonly readCommittedSessions?: boolean;
+  /** The pool's connections take multi-statement queries (`script`). */
+  readonly multipleStatements?: boolean;
 }
+
+/**
+ * What every session of our pools is set to when it opens (docs/api.md 9): a pinned `sql_mode`
+ * (no server default such as NO_BACKSLASH_ESCAPES may change how mysql2 quotes a value in a text
+ * query), and lock waits that end before the client's own statement deadline, so that no
+ * transaction the client gave up on still waits for locks, holding its own.
+ */
+export function sessionSettings(queryMs: number, readCommitted: boolean): string[] {
+  const lockWaitSeconds = lockWaitSecondsFor(queryMs);
+  return [
+    `SET SESSION sql_mode = '${PINNED_SQL_MODE}', innodb_lock_wait_timeout = ${lockWaitSeconds}, lock_wait_timeout = ${lockWaitSeconds}`,
+    ...(readCommitted ? ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'] : []),
+  ];
+}
+
+/** MariaDB's and MySQL 8's common strict mode, without NO_BACKSLASH_ESCAPES. */
+export const PINNED_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
+/** InnoDB counts lock waits in whole seconds: the longest that still ends a second before the statement deadline (at least 1). */
+export const lockWaitSecondsFor = (queryMs: number): number => Math.max(1, Math.floor(queryMs / 1000) - 1);
 
 /**
  * mysql2's pool (the one under TypeORM's driver) with the deadlines it lacks, so that no
  * request waits on an unreachable database for longer than they allow: a bounded wait for a
  * connection, a timeout on every statement, and a connection that failed on the wire is
  * destroyed rather than handed to the next caller (mysql2 leaves a timed-out statement
- * pending on it). Statements are prepared (binary protocol), parsed once per connection.
+ * pending on it). Fixed statements are prepared (binary protocol), parsed once per connection
+ * and kept in mysql2's cache, which the pool bounds (Database.open); SQL whose text varies with
+ * its values goes as text (VaryingSql).
  */
 export class MysqlConnections {
   constructor(
@@ -24,9 +48,11 @@ export class MysqlConnections {
     private readonly deadlines: MysqlDeadlines,
   ) {}
 
-  /** Ends the pool unless it is `shared` (TypeORM's, which TypeORM ends). */
-  closeIfOwn(shared: Pool | undefined): Promise<void> {
-    if (this.pool === shared) return Promise.resolve();
+  get multipleStatements(): boolean {
+    return this.deadlines.multipleStatements === true;
+  }
+
+  close(): Promise<void> {
     return new Promise((resolve) => this.pool.end(() => resolve()));
   }
 
@@ -59,20 +85,20 @@ export class MysqlConnections {
    * The statements in one transaction sent as one multi-statement text query: one round trip
    * (and one socket write) instead of four for BEGIN, two statements and COMMIT. Values are
    * escaped by mysql2 as for any text query. When a statement fails, MySQL runs none of the
-   * rest: the open transaction is rolled back and the error thrown. The rows each statement
-   * touched.
+   * rest: the open transaction is rolled back and the error thrown. What each statement gave.
+   * Needs a pool opened with multipleStatements (ingest's one connection).
    */
-  script(statements: readonly { sql: string; params: readonly SqlValue[] }[]): Promise<number[]> {
+  script(statements: readonly ScriptStatement[]): Promise<ScriptResult[]> {
     return this.withConnection(async (connection) => {
       const sql = ['START TRANSACTION', ...statements.map((s) => s.sql), 'COMMIT'].join(';\n');
       const values = statements.flatMap((s) => s.params as SqlValue[]);
       try {
-        const results = await new Promise<ResultSetHeader[]>((resolve, reject) =>
+        const results = await new Promise<(ResultSetHeader | Row[])[]>((resolve, reject) =>
           connection.query({ sql, values, timeout: this.deadlines.queryMs }, (error, result) =>
-            error ? reject(error) : resolve(result as ResultSetHeader[]),
+            error ? reject(error) : resolve(result as (ResultSetHeader | Row[])[]),
           ),
         );
-        return results.slice(1, -1).map((result) => result.affectedRows);
+        return results.slice(1, -1).map((result) => (Array.isArray(result) ? result : result.affectedRows));
       } catch (error) {
         await new ConnectionStatements(connection, this.deadlines.queryMs).command('ROLLBACK').catch(() => undefined);
         throw error;
@@ -121,15 +147,15 @@ class ConnectionStatements implements SqlExecutor {
     private readonly timeoutMs: number,
   ) {}
 
-  async select<T extends Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  async select<T extends Row>(sql: Sql, params: readonly SqlValue[] = []): Promise<T[]> {
     return (await this.statement(sql, params)) as T[];
   }
 
-  async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  async execute(sql: Sql, params: readonly SqlValue[] = []): Promise<number> {
     return ((await this.statement(sql, params)) as ResultSetHeader).affectedRows;
   }
 
-  async insert(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  async insert(sql: Sql, params: readonly SqlValue[] = []): Promise<number> {
     return ((await this.statement(sql, params)) as ResultSetHeader).insertId;
   }
 
@@ -140,11 +166,13 @@ class ConnectionStatements implements SqlExecutor {
     );
   }
 
-  private statement(sql: string, params: readonly SqlValue[]): Promise<unknown> {
-    return new Promise((resolve, reject) =>
-      this.connection.execute({ sql, values: params as SqlValue[], timeout: this.timeoutMs }, (error, result) =>
-        error ? reject(error) : resolve(result),
-      ),
-    );
+  /** Fixed SQL is prepared (once per connection, mysql2's cache); VaryingSql goes as a text query, its values quoted by mysql2. */
+  private statement(sql: Sql, params: readonly SqlValue[]): Promise<unknown> {
+    const values = params as SqlValue[];
+    return new Promise((resolve, reject) => {
+      const done = (error: unknown, result: unknown) => (error ? reject(error) : resolve(result));
+      if (sql instanceof VaryingSql) this.connection.query({ sql: sql.text, values, timeout: this.timeoutMs }, done);
+      else this.connection.execute({ sql, values, timeout: this.timeoutMs }, done);
+    });
   }
 }

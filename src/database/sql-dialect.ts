@@ -1,3 +1,5 @@
+import { placeholders } from './sql-executor';
+
 /**
  * The few places where the SQL of MySQL/MariaDB and SQLite differ. Repositories write plain
  * SQL with `?` placeholders and take these fragments from here.
@@ -25,8 +27,6 @@ export const sqlTimestamp = (at: Date): string => at.toISOString().replace('T', 
 
 /** A `datetime` column as read: mysql2 gives a Date, SQLite the stored UTC text. */
 export const dateOf = (value: Date | string): Date => (value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`));
-
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export const MYSQL_DIALECT: SqlDialect = {
   name: 'mysql',

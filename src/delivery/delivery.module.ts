@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { PageCursors } from '../crypto/page-cursors';
 import { AppConfig } from '../config/app-config';
-import { Database } from '../database/database';
+import { Database, OWN_POOLS } from '../database/database';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
@@ -14,7 +14,7 @@ import { DispatchSignal } from './dispatch-signal';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher';
 import { DeliveryQueue } from './dispatch/delivery-queue';
-import { DISPATCH_POOL_SIZE, DispatchDatabase } from './dispatch/dispatch-database';
+import { DispatchDatabase } from './dispatch/dispatch-database';
 import { EndpointHealthRepository } from './dispatch/endpoint-health.repository';
 import { EndpointHealthService } from './dispatch/endpoint-health.service';
 import { WebhookSender } from './dispatch/webhook-sender';
@@ -26,6 +26,7 @@ import { EventIngest } from './events/event-ingest.service';
 import { EventRetention } from './events/event-retention';
 import { EventsController } from './events/events.controller';
 import { EventsRepository } from './events/events.repository';
+import { IngestDatabase } from './events/ingest-database';
 import { PendingLimit } from './events/pending-limit';
 import { DeliveryActionsService } from './log/delivery-actions.service';
 import { DeliveryLogRepository } from './log/delivery-log.repository';
@@ -55,7 +56,13 @@ import { WebhookDeliveriesController } from './log/webhook-deliveries.controller
       provide: DispatchDatabase,
       inject: [Database, DataSource, AppConfig],
       useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) =>
-        Database.withOwnPool(shared, dataSource, config, DISPATCH_POOL_SIZE),
+        Database.open(shared, dataSource, config, { connections: OWN_POOLS.dispatch, readCommitted: true }),
+    },
+    {
+      provide: IngestDatabase,
+      inject: [Database, DataSource, AppConfig],
+      useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) =>
+        Database.open(shared, dataSource, config, { connections: OWN_POOLS.ingest, readCommitted: true, multipleStatements: true }),
     },
     DispatchSignal,
     EventIngest,
@@ -80,6 +87,7 @@ export class DeliveryModule implements OnModuleInit, OnApplicationShutdown {
     private readonly removals: WebhookRemovals,
     private readonly queue: DeliveryQueue,
     private readonly dispatchDatabase: DispatchDatabase,
+    private readonly ingestDatabase: IngestDatabase,
   ) {}
 
   /** docs/api.md 10.2: deleting a webhook cancels its deliveries that have not succeeded, in the deleting transaction. */
@@ -89,6 +97,7 @@ export class DeliveryModule implements OnModuleInit, OnApplicationShutdown {
 
   /** After the dispatcher's last records (its beforeApplicationShutdown). */
   async onApplicationShutdown(): Promise<void> {
-    await this.dispatchDatabase.closeOwnPool();
+    await this.dispatchDatabase.close();
+    await this.ingestDatabase.close();
   }
 }

@@ -53,7 +53,8 @@ export class OperatorAuditRepository {
       organizations: string | null;
     }>(
       `SELECT id, at, action, platform_key_id AS keyId, platform_key_name AS keyName, organizations
-         FROM operator_audit_entries ORDER BY id DESC LIMIT ${Math.floor(limit)}`,
+         FROM operator_audit_entries ORDER BY id DESC LIMIT ?`,
+      [limit],
     );
     return rows.map((row) => ({
       id: Number(row.id),

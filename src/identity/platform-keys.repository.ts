@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
 import { dateOf, sqlTimestamp } from '../database/sql-dialect';
+import { placeholders, varying } from '../database/sql-executor';
 import { OperatorAuditRepository } from './operator-audit.repository';
 import type { LivePlatformKey, NewPlatformKey, PlatformKeyRef, PlatformKeyView } from './platform-key.model';
 
@@ -91,7 +92,7 @@ export class PlatformKeysRepository {
       const { organizations } = key;
       if (organizations !== null) {
         const found = await tx.select<{ id: number }>(
-          `SELECT id FROM organizations WHERE id IN (${organizations.map(() => '?').join(', ')})${this.db.dialect.forShare}`,
+          varying(`SELECT id FROM organizations WHERE id IN (${placeholders(organizations.length)})${this.db.dialect.forShare}`),
           organizations,
         );
         const existing = new Set(found.map((row) => Number(row.id)));
@@ -107,7 +108,9 @@ export class PlatformKeysRepository {
       ]);
       if (organizations !== null && organizations.length > 0) {
         await tx.execute(
-          `INSERT INTO platform_key_organizations (platform_key_id, organization_id) VALUES ${organizations.map(() => '(?, ?)').join(', ')}`,
+          varying(
+            `INSERT INTO platform_key_organizations (platform_key_id, organization_id) VALUES ${organizations.map(() => '(?, ?)').join(', ')}`,
+          ),
           organizations.flatMap((organizationId) => [id, organizationId]),
         );
       }

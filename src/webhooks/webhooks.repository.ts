@@ -3,7 +3,7 @@ import type { Actor } from '../audit/audit.model';
 import { AuditRepository } from '../audit/audit.repository';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
-import type { SqlExecutor, SqlValue } from '../database/sql-executor';
+import { placeholders, type SqlExecutor, type SqlValue, varying } from '../database/sql-executor';
 import { sqlTimestamp } from '../database/sql-dialect';
 import { fieldsOfColumns, RATE_LIMIT_COLUMN, storedOfRow, URL_COLUMNS, WebhookColumns } from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
@@ -290,14 +290,15 @@ export class WebhooksRepository {
   private async insertRow(tx: SqlExecutor, sourceId: number, name: string, columns: WebhookColumns, secret: SealedSecret): Promise<void> {
     const names = ['source_id', 'name', ...Object.keys(columns), 'secret', 'secret_key_id'];
     const values: SqlValue[] = [sourceId, name, ...Object.values(columns), secret.ciphertext, secret.keyId];
-    await tx.execute(`INSERT INTO webhooks (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, values);
+    // The columns set vary with the groups given: text, not a prepared statement per combination.
+    await tx.execute(varying(`INSERT INTO webhooks (${names.join(', ')}) VALUES (${placeholders(names.length)})`), values);
   }
 
   private async updateColumns(tx: SqlExecutor, webhookId: number, changes: WebhookColumns): Promise<void> {
     const set = Object.entries(changes);
     if (set.length === 0) return;
     await tx.execute(
-      `UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE id = ?`,
+      varying(`UPDATE webhooks SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ${this.db.dialect.now} WHERE id = ?`),
       [...set.map(([, value]) => value), webhookId],
     );
   }

@@ -41,7 +41,7 @@ describeOnMariadb('delivery while the database is cut off', () => {
       zone: HOOKS_ZONE,
       env: {
         DB_CONNECT_TIMEOUT_MS: '500',
-        DB_QUERY_TIMEOUT_MS: '1000',
+        DB_QUERY_TIMEOUT_MS: '2000',
         ...target.env,
         DELIVERY_POLL_MS: '200',
         DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -59,7 +59,7 @@ describeOnMariadb('the delivery log query plan', () => {
     ['a first page of one state', { state: true, before: false }, ['failed'], 'ix_deliveries_webhook_state'],
     ['a later page of one state', { state: true, before: true }, ['failed', 150_000], 'ix_deliveries_webhook_state'],
   ] as const)('reads %s through its index in id order, without a sort', async (_, shape, rest, index) => {
-    const explained = await plan(pageSql({ ...shape, limit: 51 }), [webhookId, ...rest]);
+    const explained = await plan(pageSql(shape), [webhookId, ...rest, 51]);
     expect(explained.key).toBe(index);
     expect(explained.extra).not.toMatch(/filesort|temporary/i);
     expect(['ref', 'range']).toContain(explained.type);

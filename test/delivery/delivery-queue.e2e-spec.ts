@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sqlTimestamp } from '../../src/database/sql-dialect';
-import { DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import type { ClaimAsk } from '../../src/delivery/dispatch/scheduling/dispatch-scheduler';
 import { EventIngest } from '../../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase, describeOnMariadb } from '../support/databases';
 import { TestApp } from '../support/test-app';
@@ -40,7 +41,17 @@ async function withPendingDeliveries(t: TestApp, count: number, body: object = {
   return Number(id);
 }
 
-const record = (at: Date) => ({ state: 'succeeded' as const, nextAttemptAt: null, at, durationMs: 5, status: 200, error: null });
+const record = (at: Date): AttemptRecord => ({ state: 'succeeded', nextAttemptAt: null, at, durationMs: 5, status: 200, error: null });
+
+/** Claims up to `fresh` first attempts (and `retries` retries) of a webhook, taking every candidate. */
+const claim = (queue: DeliveryQueue, ask: Partial<ClaimAsk> & { webhookId: number }, now: number, claimer: string) =>
+  queue.claim([{ fresh: 0, retries: 0, ...ask }], now, LEASE_MS, claimer, (candidates) => candidates);
+
+/** Records outcomes for claimed deliveries: the ids recorded. */
+async function complete(queue: DeliveryQueue, outcomes: { delivery: ClaimedDelivery; record: AttemptRecord }[], claimer: string) {
+  const completions = outcomes.map(({ delivery, record }) => ({ id: delivery.id, webhookId: delivery.webhookId, record }));
+  return (await queue.complete(completions, claimer, async () => undefined)).recorded;
+}
 
 describeOnMariadb('claims on one database from several instances', () => {
   let instances: TestApp[];
@@ -58,9 +69,7 @@ describeOnMariadb('claims on one database from several instances', () => {
     const now = Date.now() + 1000;
     const round = () =>
       Promise.all(
-        instances.flatMap((t) =>
-          Array.from({ length: 4 }, () => t.app.get(DeliveryQueue).claim([{ webhookId, count: 30 }], now, LEASE_MS, token())),
-        ),
+        instances.flatMap((t) => Array.from({ length: 4 }, () => claim(t.app.get(DeliveryQueue), { webhookId, fresh: 30 }, now, token()))),
       );
     const ids = [...(await round()), ...(await round())].flat().map((d) => d.id);
     expect(ids).toHaveLength(300);
@@ -81,13 +90,13 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 1);
     const now = Date.now() + 1000;
     const [first, second] = [token(), token()];
-    const [claimed] = await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, first);
+    const [claimed] = await claim(queue, { webhookId, fresh: 10 }, now, first);
     expect(claimed).toBeDefined();
-    expect(await queue.claim([{ webhookId, count: 10 }], now + LEASE_MS - 1, LEASE_MS, second)).toEqual([]);
-    const [again] = await queue.claim([{ webhookId, count: 10 }], now + LEASE_MS + 1, LEASE_MS, second);
+    expect(await claim(queue, { webhookId, fresh: 10 }, now + LEASE_MS - 1, second)).toEqual([]);
+    const [again] = await claim(queue, { webhookId, fresh: 10 }, now + LEASE_MS + 1, second);
     expect(again.id).toBe(claimed.id);
-    expect(await queue.complete([{ id: claimed.id, record: record(new Date(now)) }], first)).toEqual(new Set());
-    expect(await queue.complete([{ id: again.id, record: record(new Date(now)) }], second)).toEqual(new Set([again.id]));
+    expect(await complete(queue, [{ delivery: claimed, record: record(new Date(now)) }], first)).toEqual(new Set());
+    expect(await complete(queue, [{ delivery: again, record: record(new Date(now)) }], second)).toEqual(new Set([again.id]));
     const [row] = await t.dataSource.query('SELECT state, attempts FROM deliveries WHERE id = ?', [claimed.id]);
     expect({ state: row.state, attempts: Number(row.attempts) }).toEqual({ state: 'succeeded', attempts: 1 });
   });
@@ -96,17 +105,18 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 3);
     const mine = token();
     const now = Date.now() + 1000;
-    const claimed = (await queue.claim([{ webhookId, count: 3 }], now, LEASE_MS, mine)).sort((a, b) => a.id - b.id);
-    const failed = {
-      state: 'pending' as const,
+    const claimed = (await claim(queue, { webhookId, fresh: 3 }, now, mine)).sort((a, b) => a.id - b.id);
+    const failed: AttemptRecord = {
+      state: 'pending',
       nextAttemptAt: new Date(now + 5000),
       at: new Date(now),
       durationMs: 7,
       status: 503,
       error: 'http 503',
     };
-    await queue.complete(
-      claimed.map(({ id }, i) => ({ id, record: i === 0 ? failed : record(new Date(now)) })),
+    await complete(
+      queue,
+      claimed.map((delivery, i) => ({ delivery, record: i === 0 ? failed : record(new Date(now)) })),
       mine,
     );
     const rows = await t.dataSource.query(
@@ -134,22 +144,20 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 2);
     const now = Date.now() + 1000;
     const mine = token();
-    const claimed = await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, mine);
+    const claimed = await claim(queue, { webhookId, fresh: 10 }, now, mine);
     await queue.release(
       claimed.map(({ id }) => id),
       mine,
       now,
     );
-    expect((await queue.claim([{ webhookId, count: 10 }], now, LEASE_MS, token())).map((d) => d.id).sort()).toEqual(
-      claimed.map((d) => d.id).sort(),
-    );
+    expect((await claim(queue, { webhookId, fresh: 10 }, now, token())).map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
   });
 
   it('shares a rate limit between claimers: each delivery gets its own slot, 1/rate seconds apart', async () => {
     const webhookId = await withPendingDeliveries(t, 6, { rateLimit: 10 });
     const now = Date.now() + 1000;
-    const first = await queue.claim([{ webhookId, count: 6, rateLimit: 10 }], now, LEASE_MS, token());
-    const second = await queue.claim([{ webhookId, count: 6, rateLimit: 10 }], now + 250, LEASE_MS, token());
+    const first = await claim(queue, { webhookId, fresh: 6, rateLimit: 10 }, now, token());
+    const second = await claim(queue, { webhookId, fresh: 6, rateLimit: 10 }, now + 250, token());
     const slots = [...first, ...second].map((d) => d.notBefore! - now);
     expect(slots).toEqual([0, 100, 200, 300, 400]);
   });
@@ -184,9 +192,45 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       webhookId,
       new Date(now - 1).toISOString().replace('T', ' ').replace('Z', ''),
     ]);
-    const probes = await Promise.all(
-      [token(), token()].map((claimer) => queue.claim([{ webhookId, count: 1, probe: true }], now, LEASE_MS, claimer)),
-    );
+    const probes = await Promise.all([token(), token()].map((claimer) => claim(queue, { webhookId, fresh: 1, probe: true }, now, claimer)));
     expect(probes.flat()).toHaveLength(1);
+  });
+
+  it('claims a webhook first attempts before its retries, whatever their age', async () => {
+    const webhookId = await withPendingDeliveries(t, 4);
+    const retried = await t.dataSource.query('SELECT id FROM deliveries WHERE webhook_id = ? ORDER BY id LIMIT 2', [webhookId]);
+    await t.dataSource.query("UPDATE deliveries SET lane = 1, next_attempt_at = '2001-01-01 00:00:00.000' WHERE id IN (?, ?)", [
+      retried[0].id,
+      retried[1].id,
+    ]);
+    const claimed = await claim(queue, { webhookId, fresh: 3, retries: 1 }, Date.now() + 1000, token());
+    expect(claimed.map((d) => d.retry)).toEqual([false, false, true]);
+  });
+
+  it('fails, rather than schedules again, an attempt recorded after its webhook was disabled', async () => {
+    const webhookId = await withPendingDeliveries(t, 1);
+    const mine = token();
+    const now = Date.now() + 1000;
+    const [delivery] = await claim(queue, { webhookId, fresh: 1 }, now, mine);
+    await t.dataSource.query('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(new Date(now)), webhookId]);
+    const retry: AttemptRecord = {
+      ...record(new Date(now)),
+      state: 'pending',
+      nextAttemptAt: new Date(now + 5000),
+      status: 500,
+      error: 'http 500',
+    };
+    expect(await complete(queue, [{ delivery, record: retry }], mine)).toEqual(new Set([delivery.id]));
+    const [row] = await t.dataSource.query('SELECT state, attempts FROM deliveries WHERE id = ?', [delivery.id]);
+    expect({ state: row.state, attempts: Number(row.attempts) }).toEqual({ state: 'failed', attempts: 1 });
+  });
+
+  it('reads the bodies of events once each, leaving out a row that no longer parses', async () => {
+    const webhookId = await withPendingDeliveries(t, 2);
+    const events: { eventId: string }[] = await t.dataSource.query('SELECT event_id AS eventId FROM deliveries WHERE webhook_id = ?', [
+      webhookId,
+    ]);
+    await t.dataSource.query('UPDATE events SET payload = \'"not sealed"\' WHERE id = ?', [events[0].eventId]);
+    expect((await queue.bodies(events.map((e) => e.eventId))).map((b) => b.eventId)).toEqual([events[1].eventId]);
   });
 });

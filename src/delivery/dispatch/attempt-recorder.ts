@@ -1,14 +1,11 @@
-import type { AttemptRecord } from './delivery-queue';
-
 /** Outcomes recorded in one transaction at most. */
-const MAX_BATCH = 128;
+const MAX_BATCH = 256;
 const RETRY_MS = 500;
 
-interface PendingRecord {
-  readonly id: number;
-  readonly record: AttemptRecord;
+interface PendingRecord<I, R> {
+  readonly item: I;
   readonly giveUpAt: number;
-  readonly resolve: (recorded: boolean) => void;
+  readonly resolve: (result: R | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -19,23 +16,23 @@ interface PendingRecord {
  * cut off), a batch is tried again until a claim's lease would end, so that an attempt made
  * just before an outage is not made again after it; once closed, it is tried once more only.
  */
-export class AttemptRecorder {
-  private readonly pending: PendingRecord[] = [];
+export class AttemptRecorder<I extends { readonly id: number }, R> {
+  private readonly pending: PendingRecord<I, R>[] = [];
   private draining = false;
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
-    /** Writes a batch; the ids it recorded (the others' claims were lost). */
-    private readonly complete: (batch: readonly { id: number; record: AttemptRecord }[]) => Promise<Set<number>>,
+    /** Writes a batch: what it says of each item it recorded, by id (the others' claims were lost). */
+    private readonly complete: (batch: readonly I[]) => Promise<Map<number, R>>,
     private readonly warn: (error: unknown, message: string) => void,
   ) {}
 
-  /** True once recorded; false when the claim was lost; rejects when it could not be written before `giveUpAt`. */
-  record(id: number, record: AttemptRecord, giveUpAt: number): Promise<boolean> {
+  /** What the batch said of it once recorded; undefined when the claim was lost; rejects when it could not be written before `giveUpAt`. */
+  record(item: I, giveUpAt: number): Promise<R | undefined> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ id, record, giveUpAt, resolve, reject });
+      this.pending.push({ item, giveUpAt, resolve, reject });
       this.schedule();
     });
   }
@@ -71,12 +68,12 @@ export class AttemptRecorder {
   private async writeBatch(): Promise<void> {
     const batch = this.pending.splice(0, MAX_BATCH);
     try {
-      const recorded = await this.complete(batch);
-      for (const item of batch) item.resolve(recorded.has(item.id));
+      const recorded = await this.complete(batch.map(({ item }) => item));
+      for (const pending of batch) pending.resolve(recorded.get(pending.item.id));
     } catch (error) {
       const now = Date.now();
-      const again = batch.filter((item) => !this.closed && now + RETRY_MS < item.giveUpAt);
-      for (const item of batch) if (!again.includes(item)) item.reject(error);
+      const again = batch.filter((pending) => !this.closed && now + RETRY_MS < pending.giveUpAt);
+      for (const pending of batch) if (!again.includes(pending)) pending.reject(error);
       if (again.length === 0) return;
       this.warn(error, 'could not record delivery attempts; trying again');
       this.pending.unshift(...again);

@@ -6,17 +6,19 @@ import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
 import { signingSecretBinding } from '../../webhooks/webhook.model';
 import { AttemptOutcome, eventPayloadBinding } from '../delivery.model';
-import type { ClaimedDelivery } from './delivery-queue';
+import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
 import { WebhookSender } from './webhook-sender';
 
 const USER_AGENT = `platform-api/${version}`;
+const INTERNAL_ERROR: AttemptOutcome = { ok: false, status: null, error: 'internal error', durationMs: 0 };
 
 /**
- * One attempt (docs/api.md 10.3): the stored body and the webhook's live secrets opened, the
- * body signed afresh for this moment, sent by WebhookSender. An attempt that cannot be made
- * because the secret or the body no longer opens (a key gone, a row tampered with) is a failed
- * attempt `internal error` that follows the schedule like any other (docs/api.md 10.10).
+ * One attempt (docs/api.md 10.3): the webhook's live secrets opened, the event's body (opened
+ * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender.
+ * An attempt that cannot be made because the secret or the body no longer opens (a key gone, a
+ * row tampered with) is a failed attempt `internal error` that follows the schedule like any
+ * other (docs/api.md 10.10).
  */
 @Injectable()
 export class AttemptRunner {
@@ -26,11 +28,21 @@ export class AttemptRunner {
     @Inject(PINO) private readonly logger: Logger,
   ) {}
 
-  async run(delivery: ClaimedDelivery, target: WebhookTarget, at: Date): Promise<AttemptOutcome> {
-    let signature: string;
-    let body: string;
+  /** An event's body as every attempt sends it, or undefined when it no longer opens. */
+  openBody(stored: StoredBody): string | undefined {
     try {
-      body = this.secrets.open(delivery.payload, eventPayloadBinding(delivery.organizationId, delivery.eventId));
+      return this.secrets.open(stored.payload, eventPayloadBinding(stored.organizationId, stored.eventId));
+    } catch (error) {
+      this.logger.error({ event: stored.eventId, err: { message: (error as Error).message } }, "an event's body could not be opened");
+      return undefined;
+    }
+  }
+
+  /** `body` undefined: the event's body could not be read or opened. */
+  async run(delivery: ClaimedDelivery, target: WebhookTarget, body: string | undefined, at: Date): Promise<AttemptOutcome> {
+    if (body === undefined) return INTERNAL_ERROR;
+    let signature: string;
+    try {
       // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
       const secrets = [this.secrets.open(target.secret, signingSecretBinding(delivery.organizationId, target.name))];
       if (target.previous !== undefined && target.previous.expiresAt > at) {
@@ -39,7 +51,7 @@ export class AttemptRunner {
       signature = webhookSignature(secrets, delivery.eventId, at, body);
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
-      return { ok: false, status: null, error: 'internal error', durationMs: 0 };
+      return INTERNAL_ERROR;
     }
     return this.sender.send(
       target.url,

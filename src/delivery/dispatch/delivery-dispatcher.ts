@@ -5,38 +5,48 @@ import { AppConfig } from '../../config/app-config';
 import type { DeliveryConfig } from '../../config/delivery-config';
 import { PINO } from '../../logging/pino.provider';
 import { Metrics } from '../../metrics/metrics';
-import { AttemptOutcome } from '../delivery.model';
-import { DispatchSignal, Handoff, LocalDispatcher } from '../dispatch-signal';
+import type { WebhookTarget } from '../../webhooks/webhook-sql';
+import type { AttemptOutcome } from '../delivery.model';
+import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
 import { AttemptRecorder } from './attempt-recorder';
 import { AttemptRunner } from './attempt-runner';
-import { ClaimedDelivery, ClaimRequest, DeliveryQueue, RATE_HORIZON_MS, ScannedWebhook } from './delivery-queue';
-import { BreakerState, breakerState } from './endpoint-health';
-import { EndpointHealthService } from './endpoint-health.service';
-import { fairShares } from './fair-scheduler';
+import { ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue';
+import { EndpointHealthService, HealthVerdict } from './endpoint-health.service';
 import { RetryPolicy } from './retry-policy';
-import { WebhookSlots } from './webhook-slots';
+import { limitSignalOf } from './scheduling/adaptive-limit';
+import { DispatchScheduler } from './scheduling/dispatch-scheduler';
+import { EventBodies } from './scheduling/event-bodies';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
 /** A waiting delivery whose lease has less than its attempt's deadline and this left goes back to the queue. */
 const LEASE_SAFETY_MS = 5_000;
 const WARN_EVERY_MS = 10_000;
+/** Failures the receiver never answered: the webhook's slot waits for the breaker's verdict on them. */
+const UNANSWERED: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
+
+/** An attempt's outcome to write, with what the endpoint's health needs of it. */
+interface Recording extends Completion {
+  readonly probe: boolean;
+}
 
 /**
- * Every instance's share of the delivery work (docs/api.md 10.6, 10.10): at most
- * DELIVERY_CONCURRENCY attempts at a time, at most DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK of them to
- * one webhook (WebhookSlots), the slots shared fairly among the webhooks that have due
- * deliveries (fairShares), none to a webhook whose breaker is open.
+ * Every instance's share of the delivery work (docs/api.md 10.6, 10.10): the I/O shell around
+ * DispatchScheduler, the pure core that decides who goes next. The shell reads, sends and
+ * writes: it scans the queue for due webhooks (every DELIVERY_POLL_MS, or soon after a wake:
+ * a replay, a test, work that was not handed over), claims what the scheduler plans, takes the
+ * deliveries ingest hands over with their event's body, starts what the scheduler says may
+ * start, and records each attempt.
  *
- * Where the work comes from: ingest hands this instance the deliveries of the events it accepts
- * already claimed (DispatchSignal), which go out at once or wait for their webhook's slot; and
- * a scan of the queue (every DELIVERY_POLL_MS, or soon after a wake: a replay, a test, work
- * that was not handed over) finds the webhooks with due deliveries, which are claimed as
- * slots free up. Each attempt is signed and sent (AttemptRunner), its outcome recorded in
- * batches (AttemptRecorder) with the retry policy's next step, then applied to the endpoint's
- * health (EndpointHealthService). At shutdown it stops claiming, lets the attempts in flight
- * finish (each is bounded by DELIVERY_TIMEOUT_MS), records them and gives back every claim it
- * still holds.
+ * An attempt reads its webhook as stored when it starts (target, secrets, `disabled`: a
+ * deleted webhook's delivery is cancelled, a disabled one's failed), holds its event's body from
+ * EventBodies (read once per event, within DELIVERY_BUFFER_MB), is signed and sent
+ * (AttemptRunner), and its outcome is recorded in batches (AttemptRecorder) with the retry
+ * policy's next step and, in the same transaction, the endpoint's health (EndpointHealthService);
+ * a webhook whose failures disable it is disabled after. The scheduler hears of the answer (its
+ * webhook's adaptive limit) and of the record (its place in DELIVERY_CONCURRENCY). At shutdown
+ * it stops claiming, lets the attempts in flight finish (each is bounded by
+ * DELIVERY_TIMEOUT_MS), records them and gives back every claim it still holds.
  */
 @Injectable()
 export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -44,22 +54,13 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly policy: RetryPolicy;
   private readonly leaseMs: number;
   private readonly token = randomBytes(12).toString('base64url');
-  private readonly recorder: AttemptRecorder;
-  /**
-   * Attempts in flight, from the start (a rate-limited one's from its claim) until the outcome
-   * is written, so an instance that dies has made at most DELIVERY_CONCURRENCY attempts whose
-   * outcome is not written: the ones another instance makes again.
-   */
-  private readonly sending = new Map<number, Promise<void>>();
-  private readonly healthUpdates = new Set<Promise<void>>();
-  private readonly slots = new Map<number, WebhookSlots>();
-  /** Webhooks with due deliveries in the queue: found by the last scan, dropped once a claim drains them. */
-  private due = new Map<number, ScannedWebhook>();
-  /** The breakers known not to be closed: open until then (past it, one attempt may probe). */
-  private readonly breakers = new Map<number, number>();
-  private adoptions: string[] = [];
-  private adoptionsExpected = 0;
-  private adopting: Promise<void> = Promise.resolve();
+  private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
+  private readonly bodies: EventBodies;
+  private readonly recorder: AttemptRecorder<Recording, { verdict?: HealthVerdict }>;
+  /** Attempts from their start until their outcome is written (and claims being ended without an attempt). */
+  private readonly attempts = new Set<Promise<void>>();
+  /** Disablings that follow a recorded batch, outside DELIVERY_CONCURRENCY; shutdown waits for them. */
+  private readonly disablings = new Set<Promise<void>>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
@@ -81,8 +82,14 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.config = config.delivery;
     this.policy = new RetryPolicy(this.config.retrySchedule);
     this.leaseMs = this.config.timeoutMs + LEASE_MARGIN_MS;
+    this.scheduler = new DispatchScheduler({
+      concurrency: this.config.concurrency,
+      maxInFlightPerWebhook: this.config.maxInFlightPerWebhook,
+      minLeaseLeftMs: this.config.timeoutMs + LEASE_SAFETY_MS,
+    });
+    this.bodies = new EventBodies(this.config.bufferBytes);
     this.recorder = new AttemptRecorder(
-      (batch) => this.queue.complete(batch, this.token),
+      (batch) => this.complete(batch),
       (error, message) => this.warn(error, message),
     );
   }
@@ -100,34 +107,46 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.signal.connect(undefined);
     this.poke();
     await this.loop;
-    await this.adopting;
-    for (const slots of this.slots.values()) slots.waiting.splice(0);
+    this.giveBack(this.scheduler.drain());
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise((resolve) => (timer = setTimeout(resolve, this.config.timeoutMs + 1000)));
-    await Promise.race([Promise.all(this.sending.values()), deadline]);
+    await Promise.race([Promise.all(this.attempts), deadline]);
     clearTimeout(timer);
     // What the database did not take by then is tried once more, not until a lease would end.
     await this.recorder.close();
-    await Promise.all(this.sending.values());
-    await Promise.all(this.healthUpdates);
-    // What is still claimed (handed over but not yet read, or not finished in time) is due again at once.
+    await Promise.all(this.attempts);
+    await Promise.all(this.disablings);
+    // What is still claimed (given back above, or not finished in time) is due again at once.
     await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
 
-  handoff(): Handoff | undefined {
-    if (!this.running || this.sending.size >= this.config.concurrency) return undefined;
-    return { token: this.token, leaseUntil: new Date(Date.now() + this.leaseMs) };
+  handoff(bodyBytes: number): Handoff | undefined {
+    if (!this.running || !this.scheduler.takesHandoffs || !this.bodies.room(bodyBytes)) return undefined;
+    const now = Date.now();
+    return { token: this.token, leaseUntil: new Date(now + this.leaseMs), exclude: this.scheduler.notHandedOver(now) };
   }
 
-  accepted(eventId: string, deliveries: number, handoff: Handoff | undefined): void {
-    if (handoff === undefined || handoff.token !== this.token) return this.wake();
-    this.adoptions.push(eventId);
-    this.adoptionsExpected += deliveries;
-    if (this.adoptions.length === 1)
-      this.adopting = this.adopting
-        .then(() => new Promise((resolve) => setImmediate(resolve)))
-        .then(() => this.adopt())
-        .catch((error: unknown) => this.warn(error, 'could not take the deliveries handed over'));
+  /** An event committed: the deliveries it handed this instance wait their turn with its body; the others are the scan's to find. */
+  accepted(event: HandedEvent, deliveries: number, handoff: Handoff | undefined, handed: readonly HandedDelivery[]): void {
+    if (handed.length < deliveries) this.wake();
+    if (handoff === undefined || handoff.token !== this.token || handed.length === 0) return;
+    const works = handed.map(({ id, webhookId }): ClaimedDelivery => ({
+      id,
+      webhookId,
+      organizationId: event.organizationId,
+      retry: false,
+      leaseEndsAt: handoff.leaseUntil.getTime(),
+      attempts: 0,
+      retryFrom: 0,
+      eventId: event.id,
+      eventType: event.type,
+      bodyBytes: event.bodyBytes,
+    }));
+    if (!this.running || !this.bodies.fits(event.id, event.bodyBytes)) return this.release(works.map(({ id }) => id));
+    for (const work of works) this.bodies.take(work.eventId, work.bodyBytes);
+    this.bodies.put(event.id, event.body);
+    this.hold(works);
+    this.poke();
   }
 
   /** Due deliveries may exist that this instance has not seen: scan soon. */
@@ -140,241 +159,189 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     while (this.running) {
       const now = Date.now();
       if (now >= this.lastScan.at + this.config.pollMs || (this.scanWanted && now >= this.nextScanAllowedAt())) await this.scan(now);
-      await this.fill();
-      await this.sleepUntil(this.nextWakeAt());
+      await this.claim();
+      this.startWhatMay();
+      await this.sleepUntil(this.scheduler.nextWakeAt(this.nextScanAt(), Date.now()));
     }
   }
 
-  /** The webhooks with due deliveries; a scan costs one index seek per webhook, so it runs at most a tenth of the time. */
+  /** The webhooks with due deliveries; a scan costs one index seek per webhook and lane, so it runs at most a tenth of the time. */
   private async scan(now: number): Promise<void> {
     this.scanWanted = false;
     try {
-      const found = await this.queue.scan(now);
-      this.due = new Map(found.map((webhook) => [webhook.webhookId, webhook]));
-      for (const { webhookId, breakerOpenUntil } of found) this.noteBreaker(webhookId, breakerOpenUntil);
+      this.scheduler.setDue(await this.queue.scan(now), now);
     } catch (error) {
       this.warn(error, 'could not scan the delivery queue');
     }
     this.lastScan = { at: now, tookMs: Date.now() - now };
   }
 
-  /** Claims due deliveries for the free slots, shared fairly among the due webhooks. */
-  private async fill(): Promise<void> {
-    const free = this.config.concurrency - this.sending.size;
-    if (free <= 0 || this.due.size === 0) return;
+  /** Claims what the scheduler has room for, within the memory budget for bodies, and reads the bodies not held yet. */
+  private async claim(): Promise<void> {
     const now = Date.now();
-    const room = (webhookId: number): number => this.roomFor(this.due.get(webhookId)!, now);
-    const shares = fairShares([...this.due.values()], free, room);
-    const requests: ClaimRequest[] = [...shares].map(([webhookId, count]) => {
-      const webhook = this.due.get(webhookId)!;
-      return { webhookId, count, rateLimit: webhook.rateLimit ?? undefined, probe: this.breakerOf(webhookId, now) === 'probe' };
-    });
-    if (requests.length === 0) return;
+    const asks = this.scheduler.claimPlan(now);
+    if (asks.length === 0) return;
     let claimed: ClaimedDelivery[];
     try {
-      claimed = await this.queue.claim(requests, now, this.leaseMs, this.token);
+      claimed = await this.queue.claim(asks, now, this.leaseMs, this.token, (candidates) => this.bodies.fitting(candidates));
     } catch (error) {
       this.warn(error, 'could not claim deliveries');
       return;
     }
-    this.take(claimed);
-    this.afterClaim(requests, claimed, now);
+    for (const { eventId, bodyBytes } of claimed) this.bodies.take(eventId, bodyBytes);
+    this.scheduler.afterClaim(asks, claimed, now);
+    await this.readBodies(claimed);
+    this.hold(claimed);
   }
 
-  /** What a claim taught: drained webhooks leave `due`; a rate-limited one waits for its next slot, a probed one for its probe. */
-  private afterClaim(requests: readonly ClaimRequest[], claimed: readonly ClaimedDelivery[], now: number): void {
-    for (const request of requests) {
-      const mine = claimed.filter((delivery) => delivery.webhookId === request.webhookId);
-      const webhook = this.due.get(request.webhookId)!;
-      // The probe's claim holds the breaker open (takeProbe) until its outcome says otherwise.
-      if (request.probe && mine.length > 0) this.breakers.set(request.webhookId, now + this.leaseMs);
-      if (request.rateLimit !== undefined && mine.length > 0) {
-        const last = Math.max(...mine.map((delivery) => delivery.notBefore ?? now));
-        this.due.set(request.webhookId, { ...webhook, rateNextAt: last + 1000 / request.rateLimit });
-      } else if (mine.length < request.count) {
-        this.due.delete(request.webhookId);
+  /** Reads and opens, once each, the bodies of the events of `claimed` not held yet; one that cannot be read fails its attempts alone. */
+  private async readBodies(claimed: readonly ClaimedDelivery[]): Promise<void> {
+    const missing = [...new Set(claimed.map(({ eventId }) => eventId))].filter((eventId) => this.bodies.missing(eventId));
+    try {
+      for (const stored of await this.queue.bodies(missing)) {
+        const body = this.runner.openBody(stored);
+        if (body !== undefined) this.bodies.put(stored.eventId, body);
       }
+    } catch (error) {
+      this.warn(error, 'could not read event bodies');
     }
   }
 
-  /** Slots a claim may fill for a due webhook: none while its breaker is open or its next rate slot is far, one to probe it. */
-  private roomFor(webhook: ScannedWebhook, now: number): number {
-    const slots = this.slotsOf(webhook.webhookId);
-    const breaker = this.breakerOf(webhook.webhookId, now);
-    if (breaker === 'open') return 0;
-    if (breaker === 'probe') return slots.idle ? 1 : 0;
-    if (webhook.rateLimit !== null && (webhook.rateNextAt ?? 0) > now + RATE_HORIZON_MS) return 0;
-    return slots.free;
+  /** Offers deliveries whose bodies are held to the scheduler; what it cannot hold goes back to the queue. */
+  private hold(works: readonly ClaimedDelivery[]): void {
+    this.giveBack(this.scheduler.offer(works, Date.now()));
   }
 
-  private breakerOf(webhookId: number, now: number): BreakerState {
-    return breakerState({ breakerOpenUntil: this.breakers.get(webhookId) ?? null }, now);
+  /** Starts what the scheduler says may start now, reading their webhooks as stored now; gives back what it holds back. */
+  private startWhatMay(): void {
+    const { start, back } = this.scheduler.nextStarts(Date.now());
+    this.giveBack(back);
+    if (start.length === 0) return;
+    const now = Date.now();
+    const atOnce = start.filter(({ notBefore }) => (notBefore ?? 0) <= now);
+    if (atOnce.length > 0) this.track(this.startAll(atOnce));
+    for (const delivery of start.filter((d) => !atOnce.includes(d))) {
+      this.track(new Promise((resolve) => setTimeout(resolve, delivery.notBefore! - Date.now())).then(() => this.startAll([delivery])));
+    }
   }
 
-  /** The deliveries ingest handed over: each goes out, waits for its webhook's slot, or back to the queue. */
-  private async adopt(): Promise<void> {
-    const eventIds = this.adoptions.splice(0);
-    const expected = this.adoptionsExpected;
-    this.adoptionsExpected = 0;
-    if (eventIds.length === 0 || !this.running) return;
-    let handedOver: ClaimedDelivery[];
+  private async startAll(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+    let targets: Map<number, (eventType: string) => WebhookTarget | undefined>;
     try {
-      handedOver = await this.queue.adopt(eventIds, this.token);
+      targets = await this.queue.targets([...new Set(deliveries.map(({ webhookId }) => webhookId))]);
     } catch (error) {
-      // Their lease gives them back to the queue.
-      this.warn(error, 'could not read the deliveries handed over');
+      this.warn(error, 'could not read the webhooks of the attempts to start');
+      for (const delivery of deliveries) this.scheduler.finished(delivery);
+      this.giveBack(deliveries);
       return;
     }
-    // Those not handed over (a rate limit, an open breaker) are the claims' to find.
-    if (handedOver.length < expected) this.wake();
-    this.take(handedOver);
+    await Promise.all(deliveries.map((delivery) => this.attempt(delivery, targets.get(delivery.webhookId)?.(delivery.eventType))));
   }
 
-  /** Starts each claimed delivery, or lets it wait for its webhook's slot, or gives it back (its breaker is not closed, or no room). */
-  private take(deliveries: readonly ClaimedDelivery[]): void {
-    const now = Date.now();
-    const back: number[] = [];
-    for (const delivery of deliveries) {
-      const slots = this.slotsOf(delivery.webhookId);
-      if (this.breakerOf(delivery.webhookId, now) !== 'closed' && delivery.probe !== true) back.push(delivery.id);
-      else if (slots.hasRoom && this.sending.size < this.config.concurrency) this.start(delivery, slots);
-      else if (slots.waiting.length < slots.waitingLimit) slots.waiting.push(delivery);
-      else back.push(delivery.id);
+  /** One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled, else sent and recorded. */
+  private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
+    try {
+      if (target === undefined) return await this.queue.cancel(delivery.id, this.token);
+      if (target.disabled) return await this.queue.failUnattempted(delivery.id, this.token);
+      const at = new Date();
+      const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
+      this.metrics.attemptMade(outcome);
+      const unanswered = outcome.error !== null && UNANSWERED.has(outcome.error);
+      this.scheduler.answered(
+        delivery,
+        { signal: limitSignalOf(outcome, this.config.timeoutMs / 2), unanswered, durationMs: outcome.durationMs },
+        Date.now(),
+      );
+      if (!unanswered) this.poke();
+      const verdict = await this.record(delivery, outcome, at);
+      if (verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, verdict.health.breakerOpenUntil);
+    } catch (error) {
+      this.warn(error, 'a delivery attempt failed unexpectedly');
+    } finally {
+      this.end(delivery);
+      this.poke();
     }
-    void this.giveBack(back);
   }
 
-  private start(delivery: ClaimedDelivery, slots: WebhookSlots): void {
-    slots.inFlight++;
-    let holdsSlot = true;
-    const releaseSlot = (): void => {
-      if (!holdsSlot) return;
-      holdsSlot = false;
-      slots.inFlight--;
-    };
-    const attempt = this.attempt(delivery, slots, () => {
-      releaseSlot();
-      this.startWaiting();
-    })
-      .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed unexpectedly'))
-      .finally(() => {
-        releaseSlot();
-        this.sending.delete(delivery.id);
-        this.startWaiting();
-        this.poke();
-      });
-    this.sending.set(delivery.id, attempt);
-  }
-
-  /** One attempt and the recording of its outcome; the webhook's slot is freed (`freeSlot`) as soon as the receiver has answered. */
-  private async attempt(delivery: ClaimedDelivery, slots: WebhookSlots, freeSlot: () => void): Promise<void> {
-    const { target } = delivery;
-    if (target === undefined) return this.queue.cancel(delivery.id, this.token);
-    // A disabling transaction has failed it already.
-    if (target.disabled) return;
-    const wait = (delivery.notBefore ?? 0) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const at = new Date();
-    const outcome = await this.runner.run(delivery, target, at);
-    this.metrics.attemptMade(outcome);
-    slots.observe(outcome.durationMs);
-    // A receiver that did not answer keeps its slot until the breaker has counted it: the next attempt waits for that verdict.
-    const unanswered = outcome.error === 'timeout' || outcome.error === 'connection failed';
-    if (!unanswered) freeSlot();
-    if (!(await this.record(delivery, outcome, at))) return;
-    const health = this.applyHealth(delivery, outcome, at);
-    if (unanswered) await health;
-  }
-
-  /** Records the attempt with the retry policy's next step; false when it was not (its claim lost, or the database did not take it). */
-  private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<boolean> {
+  /** Records the attempt with the retry policy's next step: its endpoint's verdict, or undefined when it was not recorded. */
+  private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<HealthVerdict | undefined> {
     const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
     const record = { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error };
     try {
-      return await this.recorder.record(delivery.id, record, delivery.leaseEndsAt);
+      const recorded = await this.recorder.record(
+        { id: delivery.id, webhookId: delivery.webhookId, record, probe: delivery.probe === true },
+        delivery.leaseEndsAt,
+      );
+      return recorded?.verdict;
     } catch (error) {
       this.warn(error, 'could not record a delivery attempt');
-      return false;
+      return undefined;
     }
   }
 
-  /**
-   * Applies a recorded attempt to its endpoint's health, outside DELIVERY_CONCURRENCY (the
-   * outcome is written already), so that one failing webhook's health transactions never hold
-   * the places of the others' attempts; shutdown waits for them.
-   */
-  private applyHealth(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<void> {
-    const done = this.health
-      .afterAttempt(delivery, outcome, at)
-      .then((health) => {
-        if (health === undefined) return;
-        this.noteBreaker(delivery.webhookId, health.breakerOpenUntil);
-        // An open breaker sends the webhook's waiting deliveries back: held back, they are not attempts.
-        if (health.breakerOpenUntil !== null) this.startWaiting();
-      })
-      .catch((error: unknown) => this.warn(error, "could not update a webhook's health"));
-    this.healthUpdates.add(done);
-    void done.finally(() => this.healthUpdates.delete(done));
-    return done;
+  /** One batch of outcomes and their endpoints' health in one transaction; the webhooks it disables are disabled after. */
+  private async complete(batch: readonly Recording[]): Promise<Map<number, { verdict?: HealthVerdict }>> {
+    const probes = new Set(batch.filter(({ probe }) => probe).map(({ id }) => id));
+    const { recorded, also: verdicts } = await this.queue.complete(batch, this.token, (tx, mine) =>
+      this.health.afterAttempts(
+        tx,
+        mine.map(({ id, webhookId, record }) => ({
+          webhookId,
+          outcome: { ok: record.error === null, error: record.error as AttemptOutcome['error'] },
+          at: record.at.getTime(),
+          probe: probes.has(id),
+        })),
+      ),
+    );
+    for (const [webhookId, { disable }] of verdicts) if (disable) this.disableLater(webhookId);
+    const webhookOf = new Map(batch.map(({ id, webhookId }) => [id, webhookId]));
+    return new Map([...recorded].map((id) => [id, { verdict: verdicts.get(webhookOf.get(id)!) }]));
   }
 
-  /** Starts the waiting deliveries that have a slot now, webhook after webhook; gives back those held back or near their lease's end. */
-  private startWaiting(): void {
-    const now = Date.now();
-    const back: number[] = [];
-    for (const [webhookId, slots] of this.slots) {
-      if (this.breakerOf(webhookId, now) !== 'closed') back.push(...slots.waiting.splice(0).map(({ id }) => id));
-      while (slots.waiting.length > 0 && slots.hasRoom && this.sending.size < this.config.concurrency) {
-        const delivery = slots.waiting.shift()!;
-        if (delivery.leaseEndsAt - now < this.config.timeoutMs + LEASE_SAFETY_MS) back.push(delivery.id);
-        else this.start(delivery, slots);
-      }
-      if (slots.idle) this.slots.delete(webhookId);
-    }
-    void this.giveBack(back);
+  private disableLater(webhookId: number): void {
+    const done = this.health.disable(webhookId, new Date()).catch((error: unknown) => this.warn(error, 'could not disable a webhook'));
+    this.disablings.add(done);
+    void done.finally(() => this.disablings.delete(done));
   }
 
-  private async giveBack(ids: number[]): Promise<void> {
+  /** The delivery's attempt is over (or was never made): its place is free, its body let go. */
+  private end(delivery: ClaimedDelivery): void {
+    this.scheduler.finished(delivery);
+    this.bodies.drop(delivery.eventId);
+  }
+
+  private track(work: Promise<void>): void {
+    this.attempts.add(work);
+    void work.finally(() => this.attempts.delete(work));
+  }
+
+  /** Claims given back unattempted (held back, no room, shutdown), their bodies let go: due again at once, for any instance. */
+  private giveBack(deliveries: readonly ClaimedDelivery[]): void {
+    for (const { eventId } of deliveries) this.bodies.drop(eventId);
+    this.release(deliveries.map(({ id }) => id));
+  }
+
+  private release(ids: readonly number[]): void {
     if (ids.length === 0) return;
-    try {
-      await this.queue.release(ids, this.token, Date.now());
-      if (this.running) this.wake();
-    } catch (error) {
-      // Their lease gives them back.
-      this.warn(error, 'could not give deliveries back to the queue');
-    }
-  }
-
-  /** What the queue or an outcome says of a webhook's breaker: open (or probing) until then, or closed (null). */
-  private noteBreaker(webhookId: number, openUntil: number | null): void {
-    if (openUntil === null) this.breakers.delete(webhookId);
-    else this.breakers.set(webhookId, openUntil);
-  }
-
-  private slotsOf(webhookId: number): WebhookSlots {
-    let slots = this.slots.get(webhookId);
-    if (slots === undefined) {
-      slots = new WebhookSlots(this.config.maxInFlightPerWebhook);
-      this.slots.set(webhookId, slots);
-    }
-    return slots;
+    this.track(
+      this.queue.release(ids, this.token, Date.now()).then(
+        () => {
+          if (this.running) this.wake();
+        },
+        // Their lease gives them back.
+        (error: unknown) => this.warn(error, 'could not give deliveries back to the queue'),
+      ),
+    );
   }
 
   private nextScanAllowedAt(): number {
     return this.lastScan.at + Math.min(this.config.pollMs, 10 + 10 * this.lastScan.tookMs);
   }
 
-  /** The next poll; sooner for a wanted scan, a rate limiter's next slot or a breaker's probe (only times ahead count). */
-  private nextWakeAt(): number {
-    const now = Date.now();
-    const soonest = (at: number, time: number) => (time > now ? Math.min(at, time) : at);
-    let at = this.lastScan.at + this.config.pollMs;
-    if (this.scanWanted) at = Math.min(at, this.nextScanAllowedAt());
-    for (const webhook of this.due.values()) {
-      if (webhook.rateLimit !== null && webhook.rateNextAt !== null) at = soonest(at, webhook.rateNextAt - RATE_HORIZON_MS);
-      at = soonest(at, this.breakers.get(webhook.webhookId) ?? 0);
-    }
-    return at;
+  /** The next poll; sooner for a wanted scan. */
+  private nextScanAt(): number {
+    const poll = this.lastScan.at + this.config.pollMs;
+    return this.scanWanted ? Math.min(poll, this.nextScanAllowedAt()) : poll;
   }
 
   private poke(): void {

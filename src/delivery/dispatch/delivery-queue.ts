@@ -1,63 +1,34 @@
 import { Injectable } from '@nestjs/common';
 import type { SealedSecret } from '../../crypto/secret-box';
-import type { SqlExecutor, SqlValue } from '../../database/sql-executor';
+import { placeholders, type SqlExecutor, type SqlValue, varying } from '../../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import type { DeliveryState } from '../delivery.model';
 import { sealedFromJson } from '../events/sealed-json';
 import { DispatchDatabase } from './dispatch-database';
-import type { EndpointHealth } from './endpoint-health';
-import { EndpointHealthRepository, HEALTH_COLUMNS, healthOfRow } from './endpoint-health.repository';
-import type { DueWebhook } from './fair-scheduler';
+import { EndpointHealthRepository } from './endpoint-health.repository';
 import { nextFreeSlot, rateSlots, RateSlots } from './rate-slots';
+import { type ClaimAsk, type DueWebhook, RATE_HORIZON_MS, type Work } from './scheduling/dispatch-scheduler';
 
 // The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give,
-// and every statement here is on the dispatcher's hot path (docs/performance.md).
+// and every statement here is on the dispatcher's hot path (docs/performance.md). Statements
+// over a list of ids are VaryingSql: sent as text, never prepared (docs/api.md 9).
 
-/** A rate-limited webhook's slots are handed out this far ahead: claimed deliveries wait at most this for theirs. */
-export const RATE_HORIZON_MS = 200;
+/** A delivery's lane (deliveries.lane): a backlog of retries never keeps first attempts waiting (docs/api.md 10.10). */
+export const LANE = { fresh: 0, retry: 1 } as const;
 
-/** A webhook with due deliveries, with what the dispatcher needs to share attempts fairly. */
-export interface ScannedWebhook extends DueWebhook {
-  readonly rateLimit: number | null;
-  /** The breaker holds attempts back until then (null: closed); past it, one may probe. */
-  readonly breakerOpenUntil: number | null;
-  /** The rate limiter's next free slot (null: idle). */
-  readonly rateNextAt: number | null;
-}
-
-/** What a claim asks of one webhook. */
-export interface ClaimRequest {
-  readonly webhookId: number;
-  readonly count: number;
-  /** The webhook's rate limit: its deliveries get send times from the shared limiter. */
-  readonly rateLimit?: number;
-  /** Its breaker's cool-down is over: one delivery probes it, unless another instance took the probe. */
-  readonly probe?: boolean;
-}
-
-/** A delivery this instance holds the claim of, with what its attempt needs. */
-export interface ClaimedDelivery {
-  readonly id: number;
-  readonly webhookId: number;
-  /** When the claim's lease ends (ms since the epoch): past it, another instance may claim the delivery. */
-  readonly leaseEndsAt: number;
+/** A delivery this instance holds the claim of: what the scheduler needs, and what its attempt needs besides. */
+export interface ClaimedDelivery extends Work {
   /** Attempts made before this one. */
   readonly attempts: number;
   /** Attempts made before the last replay (the schedule starts again after them). */
   readonly retryFrom: number;
-  readonly organizationId: number;
   readonly eventId: string;
   readonly eventType: string;
-  readonly payload: SealedSecret;
-  /** Undefined when the webhook is gone. */
-  readonly target: WebhookTarget | undefined;
-  /** The endpoint's health when the delivery was claimed. */
-  readonly health: EndpointHealth;
+  /** The event body's size: what holding it costs (DELIVERY_BUFFER_MB). */
+  readonly bodyBytes: number;
   /** The rate limiter's slot: not sent before then. */
   readonly notBefore?: number;
-  /** This attempt is the breaker's probe (its cool-down was over, and this claim took the probe). */
-  readonly probe?: boolean;
 }
 
 /** How an attempt ends a claim: the delivery's new state and the attempt's record. */
@@ -71,31 +42,58 @@ export interface AttemptRecord {
   readonly error: string | null;
 }
 
-const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-const time = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
+/** An attempt's outcome to write: its delivery, and the record. */
+export interface Completion {
+  readonly id: number;
+  readonly webhookId: number;
+  readonly record: AttemptRecord;
+}
 
-/** Every due webhook: its oldest due delivery is one seek of ix_deliveries_webhook_due, whatever its backlog. */
+/** An event body as stored: sealed, bound to its event (docs/api.md 10.8). */
+export interface StoredBody {
+  readonly eventId: string;
+  readonly organizationId: number;
+  readonly payload: SealedSecret;
+}
+
+/** A body of unknown size (written before sizes were kept) counts as the largest event 10.1 allows. */
+const UNKNOWN_BODY_BYTES = 256 * 1024;
+
+const time = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
+const oldestDue = (lane: number) =>
+  `(SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = ${WebhookSql.id} AND d.state = 'pending' AND d.lane = ${lane}
+     ORDER BY d.next_attempt_at LIMIT 1)`;
+
+/** Every due webhook: its oldest due delivery of each lane is one seek of ix_deliveries_webhook_lane_due, whatever its backlog. */
 const SCAN = `SELECT * FROM (
   SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
-         (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
-           ORDER BY d.next_attempt_at LIMIT 1) AS dueAt
+         ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt
     FROM ${WebhookSql.withSource} LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
    WHERE ${WebhookSql.enabled}) due
- WHERE due.dueAt <= ?`;
+ WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?`;
 
 /** The operator's view of the queue (DeliveryQueue.stats): the scan's due webhooks seek one row each. */
 const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
-       (SELECT MIN(scan.dueAt) FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
+       (SELECT MIN(CASE WHEN scan.freshDueAt <= ? AND (scan.retryDueAt IS NULL OR scan.freshDueAt < scan.retryDueAt) THEN scan.freshDueAt
+                        ELSE scan.retryDueAt END)
+          FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
        (SELECT COUNT(*) FROM ${WebhookSql.withSource} JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
          WHERE ${WebhookSql.enabled} AND h.breaker_open_until IS NOT NULL) AS breakersOpen`;
 
-/** What an attempt needs: the delivery, its event, its webhook as stored now, its endpoint's health. */
-const DETAIL = `SELECT d.id AS id, d.webhook_id AS webhookId, d.next_attempt_at AS leaseEndsAt, d.attempts AS attempts, d.retry_from AS retryFrom,
-       d.organization_id AS organizationId, e.id AS eventId, e.type AS eventType, e.payload AS payload, ${HEALTH_COLUMNS}, ${WebhookSql.targetColumns}
-  FROM deliveries d JOIN events e ON e.id = d.event_id
-  ${WebhookSql.joinedOn('d.webhook_id')}
-  LEFT JOIN webhook_health h ON h.webhook_id = d.webhook_id`;
+/**
+ * One lane of one webhook: its due deliveries, oldest first, skipping those other claims hold,
+ * with what an attempt needs of the delivery and its event (read by scalar subqueries, so that
+ * the locking read locks the deliveries only: two instances claim deliveries of one event for
+ * different webhooks at once). Parameters: webhook, lane, now, limit.
+ */
+const dueOfLane = (skipLocked: string) =>
+  `SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+     FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.lane = ? AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ?${skipLocked}`;
 
 /**
  * The database as the queue (docs/api.md 10.5, 10.6, 10.10). A claim moves a due delivery's
@@ -105,9 +103,10 @@ const DETAIL = `SELECT d.id AS id, d.webhook_id AS webhookId, d.next_attempt_at 
  * there: a delivery whose lease ran out (its claimer died or hung) is due again and claimed
  * anew, and the late claimer's result is dropped. At least once, never twice at the same time.
  *
- * Claims are made per webhook, for as many deliveries as the dispatcher has room for, so that
- * no backlog of one webhook stands in front of another's (the fair scheduler decides the
- * counts); ingest hands the deliveries of new events over already claimed (DispatchSignal).
+ * Claims are made per webhook and lane, for what the scheduler has room for; ingest hands the
+ * deliveries of new events over already claimed (DispatchSignal). What an attempt needs of its
+ * webhook (target, secrets, `disabled`) is read when it starts (`targets`), its event body once
+ * per event (`bodies`).
  */
 @Injectable()
 export class DeliveryQueue {
@@ -116,13 +115,19 @@ export class DeliveryQueue {
     private readonly health: EndpointHealthRepository,
   ) {}
 
-  /** Every enabled webhook with a delivery due at `now`. */
-  async scan(now: number): Promise<ScannedWebhook[]> {
-    const rows = await this.db.select<Record<string, unknown>>(SCAN, [sqlTimestamp(new Date(now))]);
+  /** Every enabled webhook with a delivery due at `now`, with when each lane's oldest became due. */
+  async scan(now: number): Promise<DueWebhook[]> {
+    const at = sqlTimestamp(new Date(now));
+    const rows = await this.db.select<Record<string, unknown>>(SCAN, [at, at]);
+    const dueBy = (value: unknown) => {
+      const due = time(value);
+      return due !== null && due <= now ? due : null;
+    };
     return rows.map((row) => ({
       webhookId: Number(row.webhookId),
       organizationId: Number(row.organizationId),
-      dueAt: time(row.dueAt)!,
+      freshDueAt: dueBy(row.freshDueAt),
+      retryDueAt: dueBy(row.retryDueAt),
       rateLimit: row.rateLimit === null ? null : Number(row.rateLimit),
       breakerOpenUntil: time(row.breakerOpenUntil),
       rateNextAt: time(row.rateNextAt),
@@ -130,100 +135,121 @@ export class DeliveryQueue {
   }
 
   /**
-   * Claims up to each request's count of a webhook's due deliveries, oldest first, and reads
-   * what their attempts need, in one transaction: a database gone before the commit leaves
-   * nothing claimed. A rate-limited webhook gets no more than the limiter's slots within
-   * RATE_HORIZON_MS, each delivery with its send time; a probe is made only by the claim
-   * that takes it.
+   * Claims what each ask wants of a webhook's due deliveries (first attempts, then retries,
+   * oldest first) and that `choose` keeps (the memory budget for their bodies), in one
+   * transaction: a database gone before the commit leaves nothing claimed. A rate-limited
+   * webhook gets no more than the limiter's slots within RATE_HORIZON_MS, each delivery with its
+   * send time; a probe is made only by the claim that takes it.
    */
-  claim(requests: readonly ClaimRequest[], now: number, leaseMs: number, token: string): Promise<ClaimedDelivery[]> {
+  claim(
+    asks: readonly ClaimAsk[],
+    now: number,
+    leaseMs: number,
+    token: string,
+    choose: (candidates: ClaimedDelivery[]) => ClaimedDelivery[],
+  ): Promise<ClaimedDelivery[]> {
     const leaseEndsAt = now + leaseMs;
     return this.db.transaction(
       async (tx) => {
         const slots = new Map<number, RateSlots>();
-        for (const { webhookId, rateLimit, count } of requests) {
-          if (rateLimit !== undefined)
-            slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, count, RATE_HORIZON_MS));
+        for (const { webhookId, rateLimit, fresh, retries } of asks) {
+          if (rateLimit === undefined) continue;
+          slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, fresh + retries, RATE_HORIZON_MS));
         }
-        const asks = requests.map((r) => ({ ...r, count: slots.get(r.webhookId)?.count ?? r.count })).filter((r) => r.count > 0);
-        if (asks.length === 0) return [];
-        const picked = await this.pickDue(tx, asks, now);
-        const probes = new Set<number>();
-        for (const { webhookId } of asks.filter((r) => r.probe && picked.has(r.webhookId))) {
-          if (await this.health.takeProbe(tx, webhookId, now, leaseEndsAt)) probes.add(webhookId);
-          else picked.delete(webhookId);
+        const candidates = await this.pickDue(tx, asks, slots, now, leaseEndsAt);
+        const probes = new Map<number, boolean>();
+        for (const { webhookId, probe } of asks) {
+          if (probe === true && candidates.some((c) => c.webhookId === webhookId)) {
+            probes.set(webhookId, await this.health.takeProbe(tx, webhookId, now, leaseEndsAt));
+          }
         }
-        const ids = [...picked.values()].flat();
-        if (ids.length === 0) return [];
-        await tx.execute(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${list(ids.length)})`, [
+        const taken = choose(
+          candidates
+            .filter((candidate) => probes.get(candidate.webhookId) !== false)
+            .map((candidate) => (probes.get(candidate.webhookId) === true ? { ...candidate, probe: true } : candidate)),
+        );
+        if (taken.length === 0) return [];
+        const ids = taken.map(({ id }) => id);
+        await tx.execute(varying(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${placeholders(ids.length)})`), [
           sqlTimestamp(new Date(leaseEndsAt)),
           token,
           ...ids,
         ]);
-        const notBefore = new Map<number, number>();
+        const claimed: ClaimedDelivery[] = [];
         for (const [webhookId, limiter] of slots) {
-          const taken = picked.get(webhookId) ?? [];
-          taken.forEach((id, i) => notBefore.set(id, limiter.start + i * limiter.intervalMs));
-          if (taken.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, taken.length));
+          const mine = taken.filter((delivery) => delivery.webhookId === webhookId);
+          mine.forEach((delivery, i) => claimed.push({ ...delivery, notBefore: limiter.start + i * limiter.intervalMs }));
+          if (mine.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, mine.length));
         }
-        const rows = await tx.select<Record<string, unknown>>(`${DETAIL} WHERE d.id IN (${list(ids.length)})`, ids);
-        return rows.map((row) => ({
-          ...claimedOf(row),
-          notBefore: notBefore.get(Number(row.id)),
-          probe: probes.has(Number(row.webhookId)),
-        }));
+        return [...claimed, ...taken.filter((delivery) => !slots.has(delivery.webhookId))];
       },
       { readCommitted: true },
     );
   }
 
-  /** The deliveries of these events that ingest inserted already claimed with `token` (docs/api.md 10.6). */
-  async adopt(eventIds: readonly string[], token: string): Promise<ClaimedDelivery[]> {
-    const rows = await this.db.select<Record<string, unknown>>(
-      `${DETAIL} WHERE d.event_id IN (${list(eventIds.length)}) AND d.claim_token = ? AND d.state = 'pending'`,
-      [...eventIds, token],
+  /** The sealed bodies of these events (docs/api.md 10.8), each read once for all its deliveries. */
+  async bodies(eventIds: readonly string[]): Promise<StoredBody[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.db.select<{ id: string; organizationId: number; payload: unknown }>(
+      varying(`SELECT id, organization_id AS organizationId, payload FROM events WHERE id IN (${placeholders(eventIds.length)})`),
+      eventIds,
     );
-    return rows.map(claimedOf);
+    return rows.flatMap((row) => {
+      try {
+        return [{ eventId: row.id, organizationId: Number(row.organizationId), payload: sealedFromJson(row.payload) }];
+      } catch {
+        // A row that no longer parses fails its deliveries alone (docs/api.md 10.10): their body is missing.
+        return [];
+      }
+    });
+  }
+
+  /** Each webhook as stored now, by id (docs/api.md 10.10: what an attempt uses is current); a deleted one is absent. */
+  async targets(webhookIds: readonly number[]): Promise<Map<number, (eventType: string) => WebhookTarget | undefined>> {
+    if (webhookIds.length === 0) return new Map();
+    const rows = await this.db.select<Record<string, unknown>>(
+      varying(
+        `SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.targetColumns} FROM ${WebhookSql.withSource}
+          WHERE ${WebhookSql.id} IN (${placeholders(webhookIds.length)})`,
+      ),
+      webhookIds,
+    );
+    return new Map(rows.map((row) => [Number(row.webhookId), (eventType: string) => targetOfRow(row, eventType)]));
   }
 
   /**
    * Ends claims with their attempts' outcomes, in one transaction for the batch: each delivery
-   * still claimed with `token` gets its new state and its attempt's record; the others (their
-   * lease ran out, or they were cancelled or failed meanwhile) are left as they are. The ids
-   * that were recorded.
+   * still claimed with `token` gets its new state and its attempt's record (a delivery whose
+   * webhook was disabled meanwhile is failed, not pending: docs/api.md 10.10); the others (their
+   * lease ran out, or they were cancelled or failed meanwhile) are left as they are. `also`
+   * runs in the same transaction with the attempts recorded (endpoint health). The ids recorded,
+   * and what `also` returned.
    */
-  complete(outcomes: readonly { id: number; record: AttemptRecord }[], token: string): Promise<Set<number>> {
+  complete<R>(
+    completions: readonly Completion[],
+    token: string,
+    also: (tx: SqlExecutor, recorded: readonly Completion[]) => Promise<R>,
+  ): Promise<{ recorded: Set<number>; also: R }> {
     return this.db.transaction(async (tx) => {
-      const ids = outcomes.map(({ id }) => id);
-      const held = await tx.select<{ id: number }>(
-        `SELECT id FROM deliveries WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})${this.db.dialect.forUpdate}`,
+      const ids = completions.map(({ id }) => id);
+      const held = await tx.select<{ id: number; disabled: unknown }>(
+        varying(
+          `SELECT d.id AS id, (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled
+             FROM deliveries d WHERE d.claim_token = ? AND d.state = 'pending' AND d.id IN (${placeholders(ids.length)})${this.db.dialect.forUpdate}`,
+        ),
         [token, ...ids],
       );
+      const disabled = new Set(held.filter((row) => Number(row.disabled) > 0).map((row) => Number(row.id)));
       const recorded = new Set(held.map((row) => Number(row.id)));
-      const mine = outcomes.filter(({ id }) => recorded.has(id));
-      if (mine.length === 0) return recorded;
-      const cases = mine.map(() => 'WHEN ? THEN ?').join(' ');
-      const column = (value: (record: AttemptRecord) => SqlValue) => mine.flatMap(({ id, record }) => [id, value(record)]);
-      await tx.execute(
-        `UPDATE deliveries SET state = CASE id ${cases} END, attempts = attempts + 1, next_attempt_at = CASE id ${cases} END, claim_token = NULL,
-                last_attempt_at = CASE id ${cases} END, last_duration_ms = CASE id ${cases} END, last_status = CASE id ${cases} END,
-                last_error = CASE id ${cases} END
-          WHERE id IN (${list(mine.length)})`,
-        [
-          ...column((r) => r.state),
-          ...column((r) => r.nextAttemptAt && sqlTimestamp(r.nextAttemptAt)),
-          ...column((r) => sqlTimestamp(r.at)),
-          ...column((r) => r.durationMs),
-          ...column((r) => r.status),
-          ...column((r) => r.error),
-          ...mine.map(({ id }) => id),
-        ],
-      );
-      await tx.execute(
-        `INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES ${mine.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        mine.flatMap(({ id, record }) => [id, sqlTimestamp(record.at), record.durationMs, record.status, record.error]),
-      );
-      return recorded;
+      const mine = completions
+        .filter(({ id }) => recorded.has(id))
+        .map((c) =>
+          disabled.has(c.id) && c.record.state === 'pending'
+            ? { ...c, record: { ...c.record, state: 'failed' as const, nextAttemptAt: null } }
+            : c,
+        );
+      if (mine.length > 0) await this.write(tx, mine);
+      return { recorded, also: await also(tx, mine) };
     });
   }
 
@@ -231,7 +257,9 @@ export class DeliveryQueue {
   async release(ids: readonly number[], token: string, now: number): Promise<void> {
     if (ids.length === 0) return;
     await this.db.execute(
-      `UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${list(ids.length)})`,
+      varying(
+        `UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${placeholders(ids.length)})`,
+      ),
       [sqlTimestamp(new Date(now)), token, ...ids],
     );
   }
@@ -252,6 +280,14 @@ export class DeliveryQueue {
     );
   }
 
+  /** Ends a claim without an attempt, its webhook disabled: the delivery is failed (docs/api.md 10.10), replayable once it is enabled. */
+  async failUnattempted(id: number, token: string): Promise<void> {
+    await this.db.execute(
+      "UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL WHERE id = ? AND claim_token = ? AND state = 'pending'",
+      [id, token],
+    );
+  }
+
   /** docs/api.md 10.2: a deleted webhook's deliveries that have not succeeded are cancelled, in the deleting transaction. */
   async cancelPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
     await tx.execute(
@@ -262,15 +298,16 @@ export class DeliveryQueue {
 
   /**
    * docs/api.md 10.10: a disabled webhook's pending deliveries are failed, without a further
-   * attempt (`lastAttempt` null; the attempt log keeps what was tried), in the disabling
-   * transaction; a replay after it is enabled sends them again.
+   * attempt (the attempt log keeps what was tried), in the disabling transaction; a replay after
+   * it is enabled sends them again. Those an instance holds under a live lease are its to end:
+   * an attempt in flight is recorded as any other (and then failed, its webhook disabled), one
+   * not yet started is failed when it would start.
    */
-  async failPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
+  async failPendingOf(tx: SqlExecutor, webhookId: number, now: Date): Promise<void> {
     await tx.execute(
-      `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL,
-              last_attempt_at = NULL, last_duration_ms = NULL, last_status = NULL, last_error = NULL
-        WHERE webhook_id = ? AND state = 'pending'`,
-      [webhookId],
+      `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
+        WHERE webhook_id = ? AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)`,
+      [webhookId, sqlTimestamp(now)],
     );
   }
 
@@ -283,45 +320,87 @@ export class DeliveryQueue {
    */
   async stats(now: number): Promise<{ pending: number; oldestDueAt: number | null; breakersOpen: number }> {
     const at = sqlTimestamp(new Date(now));
-    const [row] = await this.db.select<{ pending: unknown; oldestDueAt: unknown; breakersOpen: unknown }>(STATS, [at, at]);
+    const [row] = await this.db.select<{ pending: unknown; oldestDueAt: unknown; breakersOpen: unknown }>(STATS, [at, at, at, at]);
     return { pending: Number(row.pending), oldestDueAt: time(row.oldestDueAt), breakersOpen: Number(row.breakersOpen) };
   }
 
-  /** Each asked webhook's due deliveries, oldest first, up to its count, skipping those other claims hold: ids by webhook. */
-  private async pickDue(tx: SqlExecutor, asks: readonly ClaimRequest[], now: number): Promise<Map<number, number[]>> {
-    const due = sqlTimestamp(new Date(now));
-    const selects = asks.map(
-      ({ count }) =>
-        `SELECT id, webhook_id AS webhookId, next_attempt_at AS dueAt FROM deliveries WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
-          ORDER BY next_attempt_at LIMIT ${Math.floor(count)}${this.db.dialect.forUpdateSkipLocked}`,
-    );
-    const rows = await tx.select<{ id: number; webhookId: number; dueAt: unknown }>(
-      this.db.dialect.unionAll(selects),
-      asks.flatMap(({ webhookId }) => [webhookId, due]),
-    );
-    const picked = new Map<number, number[]>();
-    for (const row of [...rows].sort((a, b) => time(a.dueAt)! - time(b.dueAt)!)) {
-      const ids = picked.get(Number(row.webhookId)) ?? [];
-      ids.push(Number(row.id));
-      picked.set(Number(row.webhookId), ids);
+  /** The due deliveries each ask wants, lane by lane (within a webhook's rate slots, first attempts first), oldest first. */
+  private async pickDue(
+    tx: SqlExecutor,
+    asks: readonly ClaimAsk[],
+    slots: ReadonlyMap<number, RateSlots>,
+    now: number,
+    leaseEndsAt: number,
+  ): Promise<ClaimedDelivery[]> {
+    const lanes: { webhookId: number; lane: number; count: number }[] = [];
+    for (const { webhookId, fresh, retries } of asks) {
+      const allowed = slots.get(webhookId)?.count ?? fresh + retries;
+      if (fresh > 0) lanes.push({ webhookId, lane: LANE.fresh, count: Math.min(fresh, allowed) });
+      if (retries > 0) lanes.push({ webhookId, lane: LANE.retry, count: Math.min(retries, allowed) });
     }
-    return picked;
+    const wanted = lanes.filter(({ count }) => count > 0);
+    if (wanted.length === 0) return [];
+    const due = sqlTimestamp(new Date(now));
+    const select = dueOfLane(this.db.dialect.forUpdateSkipLocked);
+    const rows = await tx.select<Record<string, unknown>>(
+      varying(this.db.dialect.unionAll(wanted.map(() => select))),
+      wanted.flatMap(({ webhookId, lane, count }): SqlValue[] => [webhookId, lane, due, count]),
+    );
+    const picked = rows
+      .map((row) => ({ row, dueAt: time(row.dueAt)! }))
+      .sort((a, b) => Number(a.row.lane) - Number(b.row.lane) || a.dueAt - b.dueAt)
+      .map(({ row }) => claimedOf(row, leaseEndsAt));
+    // A rate-limited webhook's slots go to its first attempts first.
+    const left = new Map([...slots].map(([webhookId, limiter]) => [webhookId, limiter.count]));
+    return picked.filter((delivery) => {
+      const slotsLeft = left.get(delivery.webhookId);
+      if (slotsLeft === undefined) return true;
+      left.set(delivery.webhookId, slotsLeft - 1);
+      return slotsLeft > 0;
+    });
+  }
+
+  /** One attempt's record per delivery: its new state, and its row in delivery_attempts (VaryingSql: a CASE per delivery). */
+  private async write(tx: SqlExecutor, mine: readonly Completion[]): Promise<void> {
+    const cases = mine.map(() => 'WHEN ? THEN ?').join(' ');
+    const column = (value: (record: AttemptRecord) => SqlValue) => mine.flatMap(({ id, record }) => [id, value(record)]);
+    await tx.execute(
+      varying(
+        `UPDATE deliveries SET state = CASE id ${cases} END, attempts = attempts + 1, next_attempt_at = CASE id ${cases} END, claim_token = NULL,
+                lane = ${LANE.retry}, last_attempt_at = CASE id ${cases} END, last_duration_ms = CASE id ${cases} END,
+                last_status = CASE id ${cases} END, last_error = CASE id ${cases} END
+          WHERE id IN (${placeholders(mine.length)})`,
+      ),
+      [
+        ...column((r) => r.state),
+        ...column((r) => r.nextAttemptAt && sqlTimestamp(r.nextAttemptAt)),
+        ...column((r) => sqlTimestamp(r.at)),
+        ...column((r) => r.durationMs),
+        ...column((r) => r.status),
+        ...column((r) => r.error),
+        ...mine.map(({ id }) => id),
+      ],
+    );
+    await tx.execute(
+      varying(
+        `INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES ${mine.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      ),
+      mine.flatMap(({ id, record }) => [id, sqlTimestamp(record.at), record.durationMs, record.status, record.error]),
+    );
   }
 }
 
-function claimedOf(row: Record<string, unknown>): ClaimedDelivery {
-  const eventType = String(row.eventType);
+function claimedOf(row: Record<string, unknown>, leaseEndsAt: number): ClaimedDelivery {
   return {
     id: Number(row.id),
     webhookId: Number(row.webhookId),
-    leaseEndsAt: time(row.leaseEndsAt)!,
+    organizationId: Number(row.organizationId),
+    retry: Number(row.lane) === LANE.retry,
+    leaseEndsAt,
     attempts: Number(row.attempts),
     retryFrom: Number(row.retryFrom),
-    organizationId: Number(row.organizationId),
     eventId: String(row.eventId),
-    eventType,
-    payload: sealedFromJson(row.payload),
-    target: targetOfRow(row, eventType),
-    health: healthOfRow(row),
+    eventType: String(row.eventType),
+    bodyBytes: row.bodyBytes === null || row.bodyBytes === undefined ? UNKNOWN_BODY_BYTES : Number(row.bodyBytes),
   };
 }

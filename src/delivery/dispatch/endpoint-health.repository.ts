@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlExecutor } from '../../database/sql-executor';
+import { placeholders, type SqlExecutor, varying } from '../../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
-import { EndpointHealth, HEALTHY } from './endpoint-health';
 import { DispatchDatabase } from './dispatch-database';
+import { EndpointHealth, HEALTHY } from './scheduling/endpoint-health';
 
-// The Database executor: every change is a read-modify-write under the row's lock, because
-// several instances record attempts to one webhook at once.
+// The Database executor: every change is a read-modify-write under the row's lock, in the
+// transaction that records the attempts (several instances record attempts to one webhook at once).
 
 const ms = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
 const at = (time: number | null): string | null => (time === null ? null : sqlTimestamp(new Date(time)));
@@ -20,41 +20,55 @@ export function healthOfRow(row: Readonly<Record<string, unknown>>): EndpointHea
   };
 }
 
-/** The columns of webhook_health `h` as healthOfRow reads them. */
-export const HEALTH_COLUMNS =
+const HEALTH_COLUMNS =
   'h.failing_since AS failingSince, h.failed_attempts AS failedAttempts, h.breaker_failures AS breakerFailures, h.breaker_open_until AS breakerOpenUntil';
+const SET_HEALTH =
+  'UPDATE webhook_health SET failing_since = ?, failed_attempts = ?, breaker_failures = ?, breaker_open_until = ? WHERE webhook_id = ?';
+const healthParams = (health: EndpointHealth) => [
+  at(health.failingSince),
+  health.failedAttempts,
+  health.breakerFailures,
+  at(health.breakerOpenUntil),
+];
 
 /** The webhook_health table (docs/api.md 10.10): one row per webhook that has failed or is rate limited. */
 @Injectable()
 export class EndpointHealthRepository {
   constructor(private readonly db: DispatchDatabase) {}
 
-  /**
-   * Applies `change` to a webhook's health under its row's lock (the row is made when missing)
-   * and returns what `change` returned. Other instances recording attempts to the same webhook
-   * wait their turn.
-   */
-  update<T>(webhookId: number, change: (health: EndpointHealth) => { health: EndpointHealth; result: T }): Promise<T> {
-    return this.db.transaction(async (tx) => {
+  /** These webhooks' health, their rows locked until the caller's transaction ends (made when missing), in id order. */
+  async lock(tx: SqlExecutor, webhookIds: readonly number[]): Promise<Map<number, EndpointHealth>> {
+    const locked = new Map<number, EndpointHealth>();
+    for (const webhookId of [...webhookIds].sort((a, b) => a - b)) {
       await tx.execute(this.db.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
       const [row] = await tx.select(`SELECT ${HEALTH_COLUMNS} FROM webhook_health h WHERE h.webhook_id = ?${this.db.dialect.forUpdate}`, [
         webhookId,
       ]);
-      const { health, result } = change(healthOfRow(row));
-      await tx.execute(
-        'UPDATE webhook_health SET failing_since = ?, failed_attempts = ?, breaker_failures = ?, breaker_open_until = ? WHERE webhook_id = ?',
-        [at(health.failingSince), health.failedAttempts, health.breakerFailures, at(health.breakerOpenUntil), webhookId],
-      );
-      return result;
-    });
+      if (row !== undefined) locked.set(webhookId, healthOfRow(row));
+    }
+    return locked;
+  }
+
+  async write(tx: SqlExecutor, webhookId: number, health: EndpointHealth): Promise<void> {
+    await tx.execute(SET_HEALTH, [...healthParams(health), webhookId]);
+  }
+
+  /** A success clears these webhooks' health (docs/api.md 10.10); the rows already healthy are not written. */
+  async clear(tx: SqlExecutor, webhookIds: readonly number[]): Promise<void> {
+    if (webhookIds.length === 0) return;
+    await tx.execute(
+      varying(
+        `UPDATE webhook_health SET failing_since = NULL, failed_attempts = 0, breaker_failures = 0, breaker_open_until = NULL
+          WHERE webhook_id IN (${placeholders(webhookIds.length)})
+            AND (failing_since IS NOT NULL OR failed_attempts > 0 OR breaker_failures > 0 OR breaker_open_until IS NOT NULL)`,
+      ),
+      webhookIds,
+    );
   }
 
   /** Enabling a webhook starts its record afresh (docs/api.md 10.10), in the caller's transaction. */
   async reset(tx: SqlExecutor, webhookId: number): Promise<void> {
-    await tx.execute(
-      'UPDATE webhook_health SET failing_since = ?, failed_attempts = ?, breaker_failures = ?, breaker_open_until = ? WHERE webhook_id = ?',
-      [at(HEALTHY.failingSince), HEALTHY.failedAttempts, HEALTHY.breakerFailures, at(HEALTHY.breakerOpenUntil), webhookId],
-    );
+    await tx.execute(SET_HEALTH, [...healthParams(HEALTHY), webhookId]);
   }
 
   /**

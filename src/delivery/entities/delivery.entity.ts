@@ -12,7 +12,7 @@ import { EventEntity } from './event.entity';
 @Index('ix_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('ix_deliveries_webhook', ['webhookId', 'id'])
 @Index('ix_deliveries_webhook_state', ['webhookId', 'state', 'id'])
-@Index('ix_deliveries_webhook_due', ['webhookId', 'state', 'nextAttemptAt'])
+@Index('ix_deliveries_webhook_lane_due', ['webhookId', 'state', 'lane', 'nextAttemptAt'])
 @Index('ix_deliveries_event', ['eventId'])
 export class DeliveryEntity {
   @PrimaryGeneratedColumn()
@@ -37,6 +37,10 @@ export class DeliveryEntity {
   /** The attempts made before the last replay: the retry schedule starts again after them. */
   @Column({ name: 'retry_from', type: 'int', default: 0 })
   retryFrom: number;
+
+  /** 0: a first attempt, a test or a replay; 1: a scheduled retry or a recovered delivery (docs/api.md 10.10). */
+  @Column({ type: 'int', default: 0 })
+  lane: number;
 
   @Column({ name: 'next_attempt_at', type: 'datetime', precision: 3, nullable: true })
   nextAttemptAt: Date | null;

@@ -30,6 +30,10 @@ export class EventEntity {
   @Column({ type: 'json' })
   payload: unknown;
 
+  /** The body's size in bytes, which the dispatcher holds in memory while its deliveries are in flight (null: written before it was kept). */
+  @Column({ name: 'body_bytes', type: 'int', nullable: true })
+  bodyBytes: number | null;
+
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

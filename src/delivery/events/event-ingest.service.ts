@@ -62,8 +62,9 @@ export class EventIngest {
       if (earlier !== undefined && !(await this.expired(earlier))) return replay(earlier, requestHash);
     }
     await this.pending.check(event.organization);
-    const handoff = this.dispatch.handoff();
-    const newEvent = { ...this.newEvent(event.organization, event.type, event.data, requestHash), idempotencyKey };
+    const { event: written, body } = this.newEvent(event.organization, event.type, event.data, requestHash);
+    const newEvent = { ...written, idempotencyKey };
+    const handoff = this.dispatch.handoff(newEvent.bodyBytes);
     const outcome = await this.events.insert(newEvent, { handoff });
     if (outcome === 'unknown organization') throw Errors.notFound();
     if (outcome === 'duplicate') {
@@ -74,7 +75,10 @@ export class EventIngest {
     }
     this.pending.added(event.organization, outcome.deliveries);
     this.metrics.eventAccepted(event.type, 'api');
-    if (outcome.deliveries > 0) this.dispatch.accepted(newEvent.id, outcome.deliveries, handoff);
+    if (outcome.deliveries > 0) {
+      const handed = { id: newEvent.id, organizationId: newEvent.organizationId, type: newEvent.type, body, bodyBytes: newEvent.bodyBytes };
+      this.dispatch.accepted(handed, outcome.deliveries, handoff, outcome.handed);
+    }
     return { id: newEvent.id, deliveries: outcome.deliveries };
   }
 
@@ -87,7 +91,7 @@ export class EventIngest {
     const emitted = await this.db.transaction(async (tx) => {
       const event = await change(tx);
       if (event === undefined) return undefined;
-      const newEvent = this.newEvent(event.organization, event.type, event.data);
+      const { event: newEvent } = this.newEvent(event.organization, event.type, event.data);
       const { deliveries } = await this.events.insertIn(tx, newEvent, { onlyEnabledExcept: event.onlyEnabledExcept });
       return { type: event.type, accepted: { id: newEvent.id, deliveries } };
     });
@@ -100,7 +104,8 @@ export class EventIngest {
   /**
    * `POST {p}/webhook/{name}/test` (docs/api.md 10.7): a `webhook.test` event with data
    * `{"webhook": name}`, delivered to that webhook's `url` only, through the same queue,
-   * dispatcher and log as every event.
+   * dispatcher and log as every event. 409 when the webhook is disabled (also when a disabling
+   * commits first), 404 when it is gone.
    */
   async test(
     organizationId: number,
@@ -108,7 +113,7 @@ export class EventIngest {
     webhookId: number,
     name: string,
   ): Promise<{ id: number; event: { id: string; type: typeof TEST_EVENT } }> {
-    const event = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
+    const { event } = this.newEvent(organizationId, TEST_EVENT, { webhook: name });
     const deliveryId = await this.events.insertForWebhook(event, webhookId, {
       organizationId,
       actorUserId: actor.userId,
@@ -116,18 +121,35 @@ export class EventIngest {
       webhook: name,
       fields: [],
     });
+    if (deliveryId === 'disabled') throw Errors.disabled();
+    if (deliveryId === 'gone') throw Errors.notFound();
     this.metrics.eventAccepted(TEST_EVENT, 'console');
     this.dispatch.wake();
     return { id: deliveryId, event: { id: event.id, type: TEST_EVENT } };
   }
 
-  /** A new event: its id, its moment of acceptance, and the body every attempt sends, sealed (docs/api.md 10.3, 10.8). */
-  private newEvent(organizationId: number, type: string, data: unknown, requestHash = requestHashOf(type, organizationId, data)): NewEvent {
+  /** A new event: its id, its moment of acceptance, and the body every attempt sends, as written (sealed) and in clear (docs/api.md 10.3, 10.8). */
+  private newEvent(
+    organizationId: number,
+    type: string,
+    data: unknown,
+    requestHash = requestHashOf(type, organizationId, data),
+  ): { event: NewEvent; body: string } {
     const id = newEventId();
     const createdAt = new Date();
     const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
     const payload: SealedSecret = this.secrets.seal(body, eventPayloadBinding(organizationId, id));
-    return { id, organizationId, type, idempotencyKey: undefined, requestHash, payload, createdAt };
+    const event = {
+      id,
+      organizationId,
+      type,
+      idempotencyKey: undefined,
+      requestHash,
+      payload,
+      bodyBytes: Buffer.byteLength(body),
+      createdAt,
+    };
+    return { event, body };
   }
 
   /** A key older than its window is freed for the new event. */

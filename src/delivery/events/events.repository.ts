@@ -3,15 +3,18 @@ import type { AuditChange } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import type { SealedSecret } from '../../crypto/secret-box';
 import { Database } from '../../database/database';
-import type { SqlExecutor, SqlValue } from '../../database/sql-executor';
+import { GroupCommit } from '../../database/group-commit';
+import { placeholders, type Row, type ScriptStatement, type SqlExecutor, type SqlValue, varying } from '../../database/sql-executor';
 import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { WebhookSql } from '../../webhooks/webhook-sql';
-import type { Handoff } from '../dispatch-signal';
+import type { HandedDelivery, Handoff } from '../dispatch-signal';
+import { IngestDatabase } from './ingest-database';
 import { sealedToJson } from './sealed-json';
 
-// The Database executor: ingest is a measured hot path (W6): two statements in one transaction,
-// sent to MySQL as one query (Database.atomically).
+// The Database executor: ingest is a measured hot path (W6): the events that arrive together go
+// in one transaction, sent to MySQL as one query on ingest's own connection (GroupCommit,
+// Database.atomically).
 
 export interface NewEvent {
   readonly id: string;
@@ -20,6 +23,8 @@ export interface NewEvent {
   readonly idempotencyKey: string | undefined;
   readonly requestHash: string;
   readonly payload: SealedSecret;
+  /** The body's size in bytes (events.body_bytes: what a dispatcher holding it spends of DELIVERY_BUFFER_MB). */
+  readonly bodyBytes: number;
   readonly createdAt: Date;
 }
 
@@ -31,6 +36,12 @@ export interface FanOut {
   readonly onlyEnabledExcept?: number;
 }
 
+/** An event written: its deliveries, and those handed to this instance's dispatcher. */
+export interface InsertedEvent {
+  readonly deliveries: number;
+  readonly handed: HandedDelivery[];
+}
+
 /** An event found under an idempotency key. */
 export interface KeyedEvent {
   readonly id: string;
@@ -39,107 +50,152 @@ export interface KeyedEvent {
   readonly createdAt: Date;
 }
 
+/** A group commit of ingest carries at most this much of sealed bodies (well within max_allowed_packet). */
+const GROUP_MAX_BYTES = 4 * 1024 * 1024;
+const GROUP_MAX_EVENTS = 64;
+
 const ENABLED = WebhookSql.enabled;
-/** A webhook the dispatcher may take at once: enabled, without a rate limit, its breaker closed. */
-const HANDED_OVER = `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breaker_open_until IS NULL`;
 
 /**
  * The fan-out's INSERT … SELECT: one delivery per webhook of the organization, pending and due
  * now, or failed at once for a disabled webhook (docs/api.md 10.10); with a handoff, those
- * the dispatcher may take at once are inserted claimed by it (due again at the lease's end).
- * Its parameters: fanOutParams.
+ * the dispatcher may take at once (enabled, no rate limit, not excluded) are inserted claimed
+ * by it (due again at the lease's end). Its parameters: fanOutParams.
  */
 function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
-  const due = handoff ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${HANDED_OVER} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
-  const token = handoff ? `CASE WHEN ${HANDED_OVER} THEN ? END` : 'NULL';
+  const handedOver = handoff
+    ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL${handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : ''}`
+    : undefined;
+  const due = handedOver ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${handedOver} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
+  const token = handedOver ? `CASE WHEN ${handedOver} THEN ? END` : 'NULL';
   return `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
-      FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
+      FROM ${WebhookSql.withSource}
      WHERE ${WebhookSql.organization} = ?${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
 }
 
 function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): SqlValue[] {
   const at = sqlTimestamp(event.createdAt);
-  const due = handoff ? [sqlTimestamp(handoff.leaseUntil), at] : [at];
+  const exclude = handoff?.exclude ?? [];
+  const due = handoff ? [...exclude, sqlTimestamp(handoff.leaseUntil), at] : [at];
   return [
     event.id,
     event.organizationId,
     ...due,
-    ...(handoff ? [handoff.token] : []),
+    ...(handoff ? [...exclude, handoff.token] : []),
     at,
     event.organizationId,
     ...(onlyEnabledExcept === undefined ? [] : [onlyEnabledExcept]),
   ];
 }
 
+const insertEvent = (event: NewEvent): { sql: string; params: SqlValue[] } => ({
+  sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  params: [
+    event.id,
+    event.organizationId,
+    event.type,
+    event.idempotencyKey ?? null,
+    event.requestHash,
+    sealedToJson(event.payload),
+    event.bodyBytes,
+    sqlTimestamp(event.createdAt),
+  ],
+});
+
+interface Ingested {
+  readonly event: NewEvent;
+  readonly fanOut: FanOut;
+}
+
 @Injectable()
 export class EventsRepository {
+  private readonly ingest: GroupCommit<Ingested, InsertedEvent>;
+
   constructor(
     private readonly db: Database,
+    private readonly ingestDb: IngestDatabase,
     private readonly audit: AuditRepository,
-  ) {}
+  ) {
+    this.ingest = new GroupCommit((group) => this.writeGroup(group), {
+      maxItems: GROUP_MAX_EVENTS,
+      maxBytes: GROUP_MAX_BYTES,
+      bytesOf: ({ event }) => event.payload.ciphertext.length,
+    });
+  }
 
   /**
-   * The event and its deliveries in one transaction of two statements. The fan-out's INSERT …
-   * SELECT reads the source row and the webhooks with shared locks (InnoDB does so for the
-   * SELECT of an INSERT … SELECT): a webhook write, which locks the source row exclusively, is
-   * wholly before or after it, and events of one organization do not wait for each other.
-   * 'duplicate' when the idempotency key is taken; 'unknown organization' when there is no such
-   * organization (its foreign key says so).
+   * The event and its deliveries, committed together with the other events accepted at the same
+   * moment (GroupCommit). 'duplicate' when the idempotency key is taken; 'unknown organization'
+   * when there is no such organization (its foreign key says so).
    */
-  insert(event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number } | 'duplicate' | 'unknown organization'> {
-    return this.db
-      .atomically(this.statements(event, fanOut))
-      .then(([, deliveries]) => ({ deliveries }))
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) return 'duplicate' as const;
-        if (isForeignKeyViolation(error)) return 'unknown organization' as const;
-        throw error;
-      });
+  insert(event: NewEvent, fanOut: FanOut = {}): Promise<InsertedEvent | 'duplicate' | 'unknown organization'> {
+    return this.ingest.submit({ event, fanOut }).catch((error: unknown) => {
+      if (isUniqueViolation(error)) return 'duplicate' as const;
+      if (isForeignKeyViolation(error)) return 'unknown organization' as const;
+      throw error;
+    });
   }
 
   /** The same, inside the caller's transaction: an event written with the change that causes it (docs/api.md 10.12). */
   async insertIn(tx: SqlExecutor, event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number }> {
-    const [insertEvent, insertDeliveries] = this.statements(event, fanOut);
-    await tx.execute(insertEvent.sql, insertEvent.params);
-    return { deliveries: await tx.execute(insertDeliveries.sql, insertDeliveries.params) };
+    const { sql, params } = insertEvent(event);
+    await tx.execute(sql, params);
+    return { deliveries: await tx.execute(varying(fanOutSql(fanOut)), fanOutParams(event, fanOut)) };
   }
 
-  /** The event's row, then its deliveries. */
-  private statements(event: NewEvent, fanOut: FanOut): { sql: string; params: SqlValue[] }[] {
-    return [
-      {
-        sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, created_at)
-              VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        params: [
-          event.id,
-          event.organizationId,
-          event.type,
-          event.idempotencyKey ?? null,
-          event.requestHash,
-          sealedToJson(event.payload),
-          sqlTimestamp(event.createdAt),
-        ],
-      },
-      { sql: fanOutSql(fanOut), params: fanOutParams(event, fanOut) },
-    ];
+  /**
+   * A group of events in one transaction (ingest's connection is at READ COMMITTED: the
+   * fan-out's SELECT reads without locks, so it takes no gap lock that would hold off the
+   * dispatcher). Each organization's source row is locked in share mode first, in id order, so
+   * that a webhook write (which locks it exclusively) is wholly before or after the group:
+   * no delivery is inserted for a webhook a concurrent delete is removing.
+   */
+  private async writeGroup(group: readonly Ingested[]): Promise<InsertedEvent[]> {
+    const organizations = [...new Set(group.map(({ event }) => event.organizationId))].sort((a, b) => a - b);
+    const statements: ScriptStatement[] = organizations.map((organizationId) => ({
+      sql: `SELECT id FROM webhook_sources WHERE organization_id = ?${this.db.dialect.forShare}`,
+      params: [organizationId],
+      rows: true,
+    }));
+    for (const { event, fanOut } of group) {
+      statements.push(insertEvent(event), { sql: fanOutSql(fanOut), params: fanOutParams(event, fanOut) });
+      if (fanOut.handoff) {
+        statements.push({
+          sql: 'SELECT id, webhook_id AS webhookId FROM deliveries WHERE event_id = ? AND claim_token = ?',
+          params: [event.id, fanOut.handoff.token],
+          rows: true,
+        });
+      }
+    }
+    const results = (await this.ingestDb.atomically(statements)).slice(organizations.length);
+    return group.map(({ fanOut }) => {
+      const [, deliveries, handed] = results.splice(0, fanOut.handoff ? 3 : 2);
+      return {
+        deliveries: deliveries as number,
+        handed: ((handed as Row[] | undefined) ?? []).map((row) => ({ id: Number(row.id), webhookId: Number(row.webhookId) })),
+      };
+    });
   }
 
   /**
    * A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7), and
-   * its audit entry, in one transaction; the delivery's id.
+   * its audit entry, in one transaction; the delivery's id. The webhook's row is locked in share
+   * mode first, so that a disabling is wholly before (the test is refused: 'disabled') or after
+   * it (and fails the pending delivery): never a pending delivery on a disabled webhook.
    */
-  insertForWebhook(event: NewEvent, webhookId: number, change: AuditChange): Promise<number> {
+  insertForWebhook(event: NewEvent, webhookId: number, change: AuditChange): Promise<number | 'disabled' | 'gone'> {
     const at = sqlTimestamp(event.createdAt);
     return this.db.transaction(async (tx) => {
-      await tx.execute('INSERT INTO events (id, organization_id, type, request_hash, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-        event.id,
-        event.organizationId,
-        event.type,
-        event.requestHash,
-        sealedToJson(event.payload),
-        at,
-      ]);
+      const [webhook] = await tx.select<{ disabledAt: unknown }>(
+        `SELECT disabled_at AS disabledAt FROM webhooks WHERE id = ?${this.db.dialect.forShare}`,
+        [webhookId],
+      );
+      if (webhook === undefined) return 'gone';
+      if (webhook.disabledAt !== null) return 'disabled';
+      const { sql, params } = insertEvent(event);
+      await tx.execute(sql, params);
       const deliveryId = await tx.insert(
         `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
          VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
@@ -165,7 +221,7 @@ export class EventsRepository {
     await this.db.execute('UPDATE events SET idempotency_key = NULL WHERE id = ?', [eventId]);
   }
 
-  /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_due per webhook. */
+  /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_lane_due per webhook. */
   async countPending(organizationId: number): Promise<number> {
     const [row] = await this.db.select<{ pending: unknown }>(
       `SELECT COUNT(*) AS pending FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
@@ -180,12 +236,13 @@ export class EventsRepository {
    * their deliveries and attempts (foreign keys cascade). Returns how many events went.
    */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: string }>(`SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ${batch}`, [
+    const rows = await this.db.select<{ id: string }>('SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?', [
       sqlTimestamp(before),
+      batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
-      `DELETE FROM events WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      varying(`DELETE FROM events WHERE id IN (${placeholders(rows.length)})`),
       rows.map((row) => row.id),
     );
   }

@@ -6,7 +6,9 @@ import type { SealedSecret } from '../../crypto/secret-box';
  */
 export const sealedToJson = ({ keyId, ciphertext }: SealedSecret): string => JSON.stringify({ k: keyId, c: ciphertext });
 
+/** Throws when the column does not hold a sealed value. */
 export function sealedFromJson(column: unknown): SealedSecret {
-  const { k, c } = (typeof column === 'string' ? JSON.parse(column) : column) as { k: string; c: string };
+  const { k, c } = ((typeof column === 'string' ? JSON.parse(column) : column) ?? {}) as { k?: unknown; c?: unknown };
+  if (typeof k !== 'string' || typeof c !== 'string') throw new Error('not a sealed value');
   return { keyId: k, ciphertext: c };
 }

@@ -36,6 +36,7 @@ export class DeliveryActionsService {
     const webhook = await this.enabledWebhook(organizationId, name);
     const state = await this.log.replay({ id: webhook.id, name, organizationId }, id, actor, new Date());
     if (state === undefined) throw Errors.notFound();
+    if (state === 'disabled') throw Errors.disabled();
     if (state === 'cancelled') throw Errors.cancelled();
     this.dispatch.wake();
     return { id, state: 'pending' };

@@ -39,12 +39,12 @@ const COLUMNS = `d.id AS id, d.state AS state, d.attempts AS attempts, d.created
 /**
  * A page of a webhook's log: the deliveries are taken first (a derived table with its LIMIT, so
  * that no planner starts from the events and sorts), then joined to their events. Parameters:
- * the webhook id, then the state and the id bound when given.
+ * the webhook id, then the state and the id bound when given, then the page's size.
  */
-export function pageSql({ state, before, limit }: { state: boolean; before: boolean; limit: number }): string {
+export function pageSql({ state, before }: { state: boolean; before: boolean }): string {
   const where = ['webhook_id = ?', ...(state ? ['state = ?'] : []), ...(before ? ['id < ?'] : [])];
   return `SELECT ${COLUMNS}
-    FROM (SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${Math.floor(limit)}) d
+    FROM (SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
    ORDER BY d.id DESC`;
 }
@@ -61,9 +61,9 @@ export class DeliveryLogRepository {
     webhookId: number,
     { state, beforeId, limit }: { state: DeliveryState | null; beforeId: number | undefined; limit: number },
   ): Promise<DeliveryRow[]> {
-    const params = [webhookId, ...(state === null ? [] : [state]), ...(beforeId === undefined ? [] : [beforeId])];
+    const params = [webhookId, ...(state === null ? [] : [state]), ...(beforeId === undefined ? [] : [beforeId]), limit];
     return this.db.select<DeliveryRow & Record<string, unknown>>(
-      pageSql({ state: state !== null, before: beforeId !== undefined, limit }),
+      pageSql({ state: state !== null, before: beforeId !== undefined }),
       params,
     );
   }
@@ -84,26 +84,34 @@ export class DeliveryLogRepository {
   }
 
   /**
-   * A replay (docs/api.md 10.7): a succeeded or failed delivery is pending again, due now; a
-   * pending one not in flight is brought forward; either way the retry schedule starts again,
-   * and the audit entry is written in the same transaction. What the delivery's state was, or
-   * undefined when the webhook has no such delivery (nothing is written for those, nor for a
-   * cancelled one).
+   * A replay (docs/api.md 10.7): a succeeded or failed delivery is pending again, due now, in
+   * the lane of first attempts (someone is waiting for it); a pending one not in flight is
+   * brought forward; either way the retry schedule starts again, and the audit entry is written
+   * in the same transaction. What the delivery's state was, or undefined when the webhook has no
+   * such delivery (nothing is written for those, nor for a cancelled one); 'disabled' when the
+   * webhook is, read under a share lock of its row, so that a disabling is wholly before the
+   * replay or after it (and fails the pending delivery).
    */
   replay(
     webhook: { id: number; name: string; organizationId: number },
     id: number,
     actor: Actor,
     now: Date,
-  ): Promise<DeliveryState | undefined> {
+  ): Promise<DeliveryState | 'disabled' | undefined> {
     return this.db.transaction(async (tx) => {
+      const [owner] = await tx.select<{ disabledAt: unknown }>(
+        `SELECT disabled_at AS disabledAt FROM webhooks WHERE id = ?${this.db.dialect.forShare}`,
+        [webhook.id],
+      );
+      if (owner === undefined) return undefined;
+      if (owner.disabledAt !== null) return 'disabled';
       const [row] = await tx.select<{ state: DeliveryState }>(
         `SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${this.db.dialect.forUpdate}`,
         [id, webhook.id],
       );
       if (row === undefined || row.state === 'cancelled') return row?.state;
       await tx.execute(
-        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
+        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts, lane = 0
           WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
         [sqlTimestamp(now), id],
       );

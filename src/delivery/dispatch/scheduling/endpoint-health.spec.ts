@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AttemptError } from '../delivery.model';
+import { AttemptError } from '../../delivery.model';
 import {
-  breakerState,
+  breakerStateAt,
   cooldownMs,
   DISABLE_AFTER_ATTEMPTS,
   EndpointHealth,
   healthAfter,
+  healthAfterAll,
   HEALTHY,
   HealthPolicy,
   isHealthy,
@@ -24,18 +25,18 @@ function after(outcomes: { ok: boolean; error: AttemptError | null }[], from: En
 
 describe('the circuit breaker', () => {
   it('stays closed below the threshold of consecutive timeouts', () => {
-    expect(breakerState(after([failed('timeout'), failed('connection failed')]), 2000)).toBe('closed');
+    expect(breakerStateAt(after([failed('timeout'), failed('connection failed')]).breakerOpenUntil, 2000)).toBe('closed');
   });
 
   it('opens at the threshold for the first cool-down, holding attempts back until then', () => {
     const health = after([failed('timeout'), failed('timeout'), failed('connection failed')]);
     expect(health.breakerOpenUntil).toBe(2000 + POLICY.cooldownMs);
-    expect(breakerState(health, 2999)).toBe('open');
+    expect(breakerStateAt(health.breakerOpenUntil, 2999)).toBe('open');
   });
 
   it('lets one attempt probe once the cool-down is over', () => {
     const health = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    expect(breakerState(health, health.breakerOpenUntil!)).toBe('probe');
+    expect(breakerStateAt(health.breakerOpenUntil, health.breakerOpenUntil!)).toBe('probe');
   });
 
   it('doubles the cool-down with every failed probe, up to an hour', () => {
@@ -51,19 +52,23 @@ describe('the circuit breaker', () => {
   it('closes when the receiver answers, even with an error status: it is reachable', () => {
     const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
     const { health } = healthAfter(open, failed('http 500'), 9000, POLICY);
-    expect([health.breakerFailures, breakerState(health, 9000)]).toEqual([0, 'closed']);
+    expect([health.breakerFailures, breakerStateAt(health.breakerOpenUntil, 9000)]).toEqual([0, 'closed']);
   });
 
   it('closes on a TLS error too: the receiver answered the connection', () => {
     const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    expect(breakerState(healthAfter(open, failed('tls error'), 9000, POLICY).health, 9000)).toBe('closed');
+    expect(breakerStateAt(healthAfter(open, failed('tls error'), 9000, POLICY).health.breakerOpenUntil, 9000)).toBe('closed');
   });
 
-  it('leaves the count as it was for failures that never reached the receiver (resolution, blocked address)', () => {
+  it('counts resolver failures: a name server that stopped answering opens the breaker like a receiver that does not', () => {
+    expect(after([failed('dns unavailable'), failed('does not resolve'), failed('dns unavailable')]).breakerOpenUntil).toBe(
+      2000 + POLICY.cooldownMs,
+    );
+  });
+
+  it('leaves the count as it was for a blocked address: the receiver was never tried', () => {
     const counting = after([failed('timeout'), failed('timeout')]);
-    const unreached = ['dns unavailable', 'does not resolve', 'blocked address'] as const;
-    expect(unreached.map((error) => healthAfter(counting, failed(error), 5000, POLICY).health.breakerFailures)).toEqual([2, 2, 2]);
-    expect(after([failed('timeout'), failed('dns unavailable'), failed('timeout'), failed('timeout')]).breakerOpenUntil).not.toBeNull();
+    expect(healthAfter(counting, failed('blocked address'), 5000, POLICY).health.breakerFailures).toBe(2);
   });
 
   it('leaves an open breaker as it was for unreached failures', () => {
@@ -112,6 +117,26 @@ describe('disabling', () => {
   it('starts the run again after a success', () => {
     const health = after([failed('http 500'), failed('http 500'), OK, failed('http 500')]);
     expect([health.failingSince, health.failedAttempts]).toEqual([3000, 1]);
+  });
+});
+
+describe('healthAfterAll', () => {
+  it('applies a batch of attempts in the order they were made', () => {
+    const events = [
+      { outcome: OK, at: 3000, probe: false },
+      { outcome: failed('timeout'), at: 1000, probe: false },
+      { outcome: failed('timeout'), at: 2000, probe: false },
+    ];
+    expect(healthAfterAll(HEALTHY, events, POLICY)).toEqual({ health: HEALTHY, disable: false });
+  });
+
+  it('disables when any attempt of the batch does', () => {
+    const failing = { failingSince: 0, failedAttempts: DISABLE_AFTER_ATTEMPTS - 1, breakerFailures: 0, breakerOpenUntil: null };
+    const events = [
+      { outcome: failed('http 500'), at: 5 * DAY, probe: false },
+      { outcome: failed('http 500'), at: 5 * DAY + 1, probe: false },
+    ];
+    expect(healthAfterAll(failing, events, POLICY).disable).toBe(true);
   });
 });
 

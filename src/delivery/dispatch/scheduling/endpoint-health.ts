@@ -1,11 +1,11 @@
-import type { AttemptOutcome } from '../delivery.model';
+import type { AttemptOutcome } from '../../delivery.model';
 
 /** A webhook's endpoint as the dispatcher tracks it (table webhook_health; no row: HEALTHY). Times in ms since the epoch. */
 export interface EndpointHealth {
   /** The first failed attempt since the last successful one (or since the webhook was enabled). */
   readonly failingSince: number | null;
   readonly failedAttempts: number;
-  /** Consecutive attempts that failed by timeout or connection failure. */
+  /** Consecutive attempts that failed by timeout, connection or resolver failure. */
   readonly breakerFailures: number;
   /** Null: the breaker is closed. Else attempts are held back until then, when one probes. */
   readonly breakerOpenUntil: number | null;
@@ -19,7 +19,7 @@ export const DISABLE_AFTER_ATTEMPTS = 10;
 export const MAX_COOLDOWN_MS = 3_600_000;
 
 export interface HealthPolicy {
-  /** Consecutive timeouts or connection failures that open the breaker. */
+  /** Consecutive timeouts, connection or resolver failures that open the breaker. */
   readonly breakerThreshold: number;
   /** The first cool-down; it doubles with every failed probe, up to MAX_COOLDOWN_MS. */
   readonly cooldownMs: number;
@@ -29,33 +29,32 @@ export interface HealthPolicy {
 
 export type BreakerState = 'closed' | 'open' | 'probe';
 
-/** The failures the breaker counts: the receiver did not answer (docs/api.md 10.10). */
-const UNREACHABLE: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
+/** The failures the breaker counts: the receiver did not answer, or its name did not resolve (docs/api.md 10.10). */
+const UNREACHABLE: ReadonlySet<string> = new Set(['timeout', 'connection failed', 'dns unavailable', 'does not resolve']);
 /** Failures that are answers of the receiver: it is reachable, so they close the breaker. */
 const answered = (error: string): boolean => error.startsWith('http ') || error === 'tls error';
 
 export const isHealthy = (health: EndpointHealth): boolean =>
   health.failingSince === null && health.failedAttempts === 0 && health.breakerFailures === 0 && health.breakerOpenUntil === null;
 
-/** Closed; open (attempts held back) until `breakerOpenUntil`; then one attempt may probe. */
-export function breakerState(health: Pick<EndpointHealth, 'breakerOpenUntil'>, now: number): BreakerState {
-  if (health.breakerOpenUntil === null) return 'closed';
-  return now < health.breakerOpenUntil ? 'open' : 'probe';
-}
+/** Closed (`openUntil` null); open (attempts held back) until `openUntil`; then one attempt may probe. */
+export const breakerStateAt = (openUntil: number | null, now: number): BreakerState =>
+  openUntil === null ? 'closed' : now < openUntil ? 'open' : 'probe';
 
 export const cooldownMs = (breakerFailures: number, policy: HealthPolicy): number =>
   Math.min(policy.cooldownMs * 2 ** Math.max(0, breakerFailures - policy.breakerThreshold), Math.max(MAX_COOLDOWN_MS, policy.cooldownMs));
 
 /**
  * The endpoint's health after an attempt made at `at` (`probe`: the breaker's probe), and
- * whether the webhook must now be disabled. A success clears everything. A timeout or
- * connection failure counts toward the breaker, which opens at the threshold; once it is open,
- * only the probe's failure counts (it opens it again, for twice as long), not those of attempts
- * that were in flight when it opened. A failure that is an answer (an HTTP status, a TLS
- * handshake) closes it: the receiver is reachable. One that never reached the receiver (its
- * name did not resolve, or to a blocked address) leaves it as it was. Every failure extends the
- * run that disabling looks at. An attempt that could not be made (`internal error`, ours) says
- * nothing about the endpoint.
+ * whether the webhook must now be disabled. A success clears everything. A timeout, a
+ * connection failure or a resolver failure (`dns unavailable`, `does not resolve`: a name
+ * server that stopped answering is as unreachable as the receiver) counts toward the breaker,
+ * which opens at the threshold; once it is open, only the probe's failure counts (it opens it
+ * again, for twice as long), not those of attempts that were in flight when it opened. A
+ * failure that is an answer (an HTTP status, a TLS handshake) closes it: the receiver is
+ * reachable. A blocked address leaves it as it was (the receiver was never tried). Every
+ * failure extends the run that disabling looks at. An attempt that could not be made
+ * (`internal error`, ours) says nothing about the endpoint.
  */
 export function healthAfter(
   health: EndpointHealth,
@@ -79,4 +78,26 @@ export function healthAfter(
   }
   const disable = failedAttempts >= DISABLE_AFTER_ATTEMPTS && at - failingSince >= policy.disableAfterMs;
   return { health: { failingSince, failedAttempts, breakerFailures, breakerOpenUntil }, disable };
+}
+
+/** One recorded attempt as the endpoint's health reads it. */
+export interface HealthEvent {
+  readonly outcome: Pick<AttemptOutcome, 'ok' | 'error'>;
+  readonly at: number;
+  readonly probe: boolean;
+}
+
+/** healthAfter over a batch of one webhook's attempts, in the order they were made: whether any of them disables it. */
+export function healthAfterAll(
+  health: EndpointHealth,
+  events: readonly HealthEvent[],
+  policy: HealthPolicy,
+): { health: EndpointHealth; disable: boolean } {
+  let disable = false;
+  for (const { outcome, at, probe } of [...events].sort((a, b) => a.at - b.at)) {
+    const next = healthAfter(health, outcome, at, policy, probe);
+    health = next.health;
+    disable ||= next.disable;
+  }
+  return { health, disable };
 }

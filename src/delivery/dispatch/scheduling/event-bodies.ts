@@ -1,0 +1,81 @@
+interface HeldBody {
+  readonly bytes: number;
+  /** Deliveries that hold it: claimed by this instance and not yet finished. */
+  refs: number;
+  body?: string;
+}
+
+/**
+ * The event bodies an instance holds for its deliveries in flight or waiting (docs/api.md 10.10):
+ * each once however many of its deliveries are held, counted in bytes against DELIVERY_BUFFER_MB.
+ * A delivery is taken only when its body is held already or fits; past the budget, deliveries
+ * wait in the database. A body larger than the whole budget is taken when nothing else is held,
+ * so that no event is stuck for ever.
+ */
+export class EventBodies {
+  private readonly held = new Map<string, HeldBody>();
+  private used = 0;
+
+  constructor(private readonly budgetBytes: number) {}
+
+  get bytes(): number {
+    return this.used;
+  }
+
+  /** Whether one more delivery of the event, whose body has `bytes`, may be held. */
+  fits(eventId: string, bytes: number): boolean {
+    return this.held.has(eventId) || this.room(bytes);
+  }
+
+  /** Whether a new body of `bytes` fits. */
+  room(bytes: number): boolean {
+    return this.used === 0 || this.used + bytes <= this.budgetBytes;
+  }
+
+  /** Of `wanted`, in order, those that fit together (nothing is held by asking). */
+  fitting<W extends { readonly eventId: string; readonly bodyBytes: number }>(wanted: readonly W[]): W[] {
+    const adding = new Map<string, number>();
+    let used = this.used;
+    return wanted.filter(({ eventId, bodyBytes }) => {
+      if (this.held.has(eventId) || adding.has(eventId)) return true;
+      if (used !== 0 && used + bodyBytes > this.budgetBytes) return false;
+      adding.set(eventId, bodyBytes);
+      used += bodyBytes;
+      return true;
+    });
+  }
+
+  /** Holds the body for one more delivery (fits() first); the body itself may come later (`put`). */
+  take(eventId: string, bytes: number): void {
+    const found = this.held.get(eventId);
+    if (found !== undefined) {
+      found.refs++;
+      return;
+    }
+    this.held.set(eventId, { bytes, refs: 1 });
+    this.used += bytes;
+  }
+
+  put(eventId: string, body: string): void {
+    const found = this.held.get(eventId);
+    if (found !== undefined) found.body = body;
+  }
+
+  get(eventId: string): string | undefined {
+    return this.held.get(eventId)?.body;
+  }
+
+  /** Whether the body of a held event is still to be read. */
+  missing(eventId: string): boolean {
+    const found = this.held.get(eventId);
+    return found !== undefined && found.body === undefined;
+  }
+
+  /** One delivery is done with the body; the last one lets it go. */
+  drop(eventId: string): void {
+    const found = this.held.get(eventId);
+    if (found === undefined || --found.refs > 0) return;
+    this.held.delete(eventId);
+    this.used -= found.bytes;
+  }
+}
