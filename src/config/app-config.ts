@@ -3,7 +3,7 @@ import { deliveryOf, DeliveryConfig } from './delivery-config';
 import { parseEnvironment } from './environment';
 import { RateLimits, rateLimitsOf } from './rate-limit-config';
 import { currentKey, decodeKey, SecretKeys } from './secret-key';
-import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseOrigins } from './server-config';
+import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseMetricsHost, parseOrigins } from './server-config';
 import { parseTrustedRanges, TrustedRange } from './trusted-ranges';
 
 /**
@@ -14,8 +14,10 @@ export class AppConfig {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
-  /** The Prometheus listener's port, on `host` (docs/api.md 9); undefined: no metrics are served. */
+  /** The Prometheus listener's port, on `metricsHost` (docs/api.md 9); undefined: no metrics are served. */
   readonly metricsPort: number | undefined;
+  /** The Prometheus listener's bind address, loopback unless the operator says otherwise (it has no authentication). */
+  readonly metricsHost: string;
   /** '' or a path starting with '/', without a trailing slash. */
   readonly apiPrefix: string;
   readonly database: DatabaseConfig;
@@ -54,6 +56,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     port,
     host: e.HOST ?? '0.0.0.0',
     metricsPort: e.METRICS_PORT === undefined ? undefined : metricsPortBeside(port, e.METRICS_PORT),
+    metricsHost: parseMetricsHost(e.METRICS_HOST ?? '127.0.0.1'),
     apiPrefix: parseApiPrefix(e.API_PREFIX ?? '/api'),
     database,
     migrateOnStart: (e.MIGRATE_ON_START ?? 'true') === 'true',

@@ -11,6 +11,7 @@ const EVERY_VARIABLE: Required<Record<keyof Environment, string>> = {
   PORT: '8080',
   HOST: '127.0.0.1',
   METRICS_PORT: '9464',
+  METRICS_HOST: '::1',
   API_PREFIX: '/v1',
   DATABASE_URL: 'sqlite:x.sqlite',
   DB_POOL_SIZE: '5',

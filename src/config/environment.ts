@@ -32,6 +32,10 @@ export class Environment {
 
   @IsOptional()
   @IsString()
+  METRICS_HOST?: string;
+
+  @IsOptional()
+  @IsString()
   API_PREFIX?: string;
 
   @IsOptional()

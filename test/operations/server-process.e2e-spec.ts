@@ -280,7 +280,7 @@ describe('API_PREFIX=/v2', () => {
   });
 });
 
-describe('METRICS_PORT', () => {
+describe('METRICS_PORT and METRICS_HOST', () => {
   const servers = new Servers();
   let cwd: string;
   let env: Record<string, string>;
@@ -321,6 +321,15 @@ describe('METRICS_PORT', () => {
     expect((await exitOf(server)).code).not.toBe(0);
     expect(lines(server.output)).toEqual([
       `invalid configuration: METRICS_PORT: must differ from PORT (${port}): metrics are never served on the public port`,
+    ]);
+  });
+
+  it('with a METRICS_HOST that is not an IP address stops the process at start with one line naming METRICS_HOST', async () => {
+    const [port, metricsPort] = await freePorts(2);
+    const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(metricsPort), METRICS_HOST: 'metrics.internal' }, cwd);
+    expect((await exitOf(server)).code).not.toBe(0);
+    expect(lines(server.output)).toEqual([
+      'invalid configuration: METRICS_HOST: invalid address "metrics.internal" (an IP address of this host, such as 127.0.0.1 or ::1)',
     ]);
   });
 });
