@@ -88,6 +88,13 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
     expect(configErrorOf({ TRUSTED_CIDRS: '127.0.0.1/32:70000' }).message).toMatch(/^TRUSTED_CIDRS: /);
   });
 
+  it('warns at start of a TRUSTED_CIDRS range over loopback, link-local or a cloud metadata address (docs/api.md 10.4)', () => {
+    expect(load({ TRUSTED_CIDRS: '10.0.0.0/8:443,127.0.0.1/32:9443' }).warnings).toEqual([
+      "TRUSTED_CIDRS: 127.0.0.1/32 covers loopback (127.0.0.0/8): every organization's webhooks may reach it, on port 9443",
+    ]);
+    expect(load({ TRUSTED_CIDRS: '10.0.0.0/8:443' }).warnings).toEqual([]);
+  });
+
   it('defaults the database to sqlite:data/platform-api.sqlite resolved against the working directory', () => {
     expect(load({}).database).toEqual({ type: 'sqlite', path: join(cwd, 'data', 'platform-api.sqlite') });
   });
@@ -232,6 +239,10 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['API_PREFIX', '/a b'],
     ['WEBHOOKS_PER_ORG_MAX', '0'],
     ['WEBHOOKS_PER_ORG_MAX', 'many'],
+    ['TRUSTED_CIDRS', '0.0.0.0/0'],
+    ['TRUSTED_CIDRS', '::/0'],
+    ['TRUSTED_CIDRS', '10.0.0.0/8,0.0.0.0/1:443'],
+    ['TRUSTED_CIDRS', 'fd00::1:443'],
     ['TRUSTED_PROXIES', 'loopback'],
     ['TRUSTED_PROXIES', '10.0.0.0/33'],
     ['TRUSTED_PROXIES', '10.0.0.1,proxy.internal'],

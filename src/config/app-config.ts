@@ -4,7 +4,7 @@ import { parseEnvironment } from './environment';
 import { RateLimits, rateLimitsOf } from './rate-limit-config';
 import { currentKey, decodeKey, SecretKeys } from './secret-key';
 import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseMetricsHost, parseOrigins } from './server-config';
-import { parseTrustedRanges, TrustedRange } from './trusted-ranges';
+import { parseTrustedRanges, TrustedRange, trustedRangeWarnings } from './trusted-ranges';
 
 /**
  * The validated, typed configuration of one process (server or CLI). Built once by
@@ -36,7 +36,7 @@ export class AppConfig {
   readonly delivery: DeliveryConfig;
   /** Ranges whose addresses count as public on the ports they name, at registration and at delivery (docs/api.md 10.4). */
   readonly trustedCidrs: readonly TrustedRange[];
-  /** What the start-up log must warn about (a key file others can read). */
+  /** What the start-up log must warn about (a key file others can read, a trusted range over loopback or metadata). */
   readonly warnings: readonly string[];
 
   constructor(values: AppConfig) {
@@ -51,6 +51,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   const warnings: string[] = [];
   const database = databaseOf(e, cwd);
   const port = e.PORT ?? 3000;
+  const trustedCidrs = parseTrustedRanges(e.TRUSTED_CIDRS ?? '');
+  warnings.push(...trustedRangeWarnings(trustedCidrs));
   return new AppConfig({
     production,
     port,
@@ -75,7 +77,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     allowedOrigins: parseOrigins(e.ALLOWED_ORIGINS ?? ''),
     rateLimits: rateLimitsOf(e, database),
     delivery: deliveryOf(e, cwd),
-    trustedCidrs: parseTrustedRanges(e.TRUSTED_CIDRS ?? ''),
+    trustedCidrs,
     warnings,
   });
 }
