@@ -45,11 +45,13 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
       webhooksPerOrgMax: config.webhooksPerOrgMax,
       logLevel: config.logLevel,
       metricsPort: config.metricsPort,
+      metricsHost: config.metricsHost,
     }).toEqual({
       production: false,
       port: 3000,
       host: '0.0.0.0',
       metricsPort: undefined,
+      metricsHost: '127.0.0.1',
       apiPrefix: '/api',
       migrateOnStart: true,
       dnsServers: undefined,
@@ -84,6 +86,13 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
 
   it('stops on a TRUSTED_CIDRS port out of range, naming the variable', () => {
     expect(configErrorOf({ TRUSTED_CIDRS: '127.0.0.1/32:70000' }).message).toMatch(/^TRUSTED_CIDRS: /);
+  });
+
+  it('warns at start of a TRUSTED_CIDRS range over loopback, link-local or a cloud metadata address (docs/api.md 10.4)', () => {
+    expect(load({ TRUSTED_CIDRS: '10.0.0.0/8:443,127.0.0.1/32:9443' }).warnings).toEqual([
+      "TRUSTED_CIDRS: 127.0.0.1/32 covers loopback (127.0.0.0/8): every organization's webhooks may reach it, on port 9443",
+    ]);
+    expect(load({ TRUSTED_CIDRS: '10.0.0.0/8:443' }).warnings).toEqual([]);
   });
 
   it('defaults the database to sqlite:data/platform-api.sqlite resolved against the working directory', () => {
@@ -135,6 +144,15 @@ describe('loadAppConfig with valid values', () => {
 
   it('reads METRICS_PORT beside PORT', () => {
     expect(load({ PORT: '8080', METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+  });
+
+  it('binds metrics to loopback whatever HOST says, unless METRICS_HOST names another address (docs/api.md 9)', () => {
+    expect(load({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metricsHost).toBe('127.0.0.1');
+    expect(load({ HOST: '::', METRICS_PORT: '9464' }).metricsHost).toBe('127.0.0.1');
+  });
+
+  it.each(['10.1.2.3', '0.0.0.0', '::1', '::', 'fd00::9'])('reads METRICS_HOST=%s, an IP address', (value) => {
+    expect(load({ METRICS_HOST: value }).metricsHost).toBe(value);
   });
 
   it('drops a trailing slash from API_PREFIX', () => {
@@ -192,6 +210,13 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['METRICS_PORT', '0'],
     ['METRICS_PORT', '65536'],
     ['METRICS_PORT', 'metrics'],
+    ['METRICS_HOST', 'localhost'],
+    ['METRICS_HOST', 'metrics.example.com'],
+    ['METRICS_HOST', '127.0.0.256'],
+    ['METRICS_HOST', '127.1'],
+    ['METRICS_HOST', '[::1]'],
+    ['METRICS_HOST', '127.0.0.1:9464'],
+    ['METRICS_HOST', ' 127.0.0.1'],
     ['DATABASE_URL', 'postgres://x'],
     ['DATABASE_URL', 'sqlite:'],
     ['DATABASE_URL', 'mysql://root:pw@db.example:3306'],
@@ -214,6 +239,10 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['API_PREFIX', '/a b'],
     ['WEBHOOKS_PER_ORG_MAX', '0'],
     ['WEBHOOKS_PER_ORG_MAX', 'many'],
+    ['TRUSTED_CIDRS', '0.0.0.0/0'],
+    ['TRUSTED_CIDRS', '::/0'],
+    ['TRUSTED_CIDRS', '10.0.0.0/8,0.0.0.0/1:443'],
+    ['TRUSTED_CIDRS', 'fd00::1:443'],
     ['TRUSTED_PROXIES', 'loopback'],
     ['TRUSTED_PROXIES', '10.0.0.0/33'],
     ['TRUSTED_PROXIES', '10.0.0.1,proxy.internal'],
@@ -238,6 +267,12 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     expect(error.message).not.toContain(value);
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('c2hvcnQ');
+  });
+
+  it('refuses a METRICS_HOST that is not an IP address in one line, naming it', () => {
+    expect(configErrorOf({ SECRET_KEY: KEY_B64, METRICS_HOST: 'localhost' }).message).toBe(
+      'METRICS_HOST: invalid address "localhost" (an IP address of this host, such as 127.0.0.1 or ::1)',
+    );
   });
 
   it('refuses METRICS_PORT equal to PORT in one line: metrics never go on the public port', () => {

@@ -3,8 +3,8 @@ import { deliveryOf, DeliveryConfig } from './delivery-config';
 import { parseEnvironment } from './environment';
 import { RateLimits, rateLimitsOf } from './rate-limit-config';
 import { currentKey, decodeKey, SecretKeys } from './secret-key';
-import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseOrigins } from './server-config';
-import { parseTrustedRanges, TrustedRange } from './trusted-ranges';
+import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseMetricsHost, parseOrigins } from './server-config';
+import { parseTrustedRanges, TrustedRange, trustedRangeWarnings } from './trusted-ranges';
 
 /**
  * The validated, typed configuration of one process (server or CLI). Built once by
@@ -14,8 +14,10 @@ export class AppConfig {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
-  /** The Prometheus listener's port, on `host` (docs/api.md 9); undefined: no metrics are served. */
+  /** The Prometheus listener's port, on `metricsHost` (docs/api.md 9); undefined: no metrics are served. */
   readonly metricsPort: number | undefined;
+  /** The Prometheus listener's bind address, loopback unless the operator says otherwise (it has no authentication). */
+  readonly metricsHost: string;
   /** '' or a path starting with '/', without a trailing slash. */
   readonly apiPrefix: string;
   readonly database: DatabaseConfig;
@@ -34,7 +36,7 @@ export class AppConfig {
   readonly delivery: DeliveryConfig;
   /** Ranges whose addresses count as public on the ports they name, at registration and at delivery (docs/api.md 10.4). */
   readonly trustedCidrs: readonly TrustedRange[];
-  /** What the start-up log must warn about (a key file others can read). */
+  /** What the start-up log must warn about (a key file others can read, a trusted range over loopback or metadata). */
   readonly warnings: readonly string[];
 
   constructor(values: AppConfig) {
@@ -49,11 +51,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   const warnings: string[] = [];
   const database = databaseOf(e, cwd);
   const port = e.PORT ?? 3000;
+  const trustedCidrs = parseTrustedRanges(e.TRUSTED_CIDRS ?? '');
+  warnings.push(...trustedRangeWarnings(trustedCidrs));
   return new AppConfig({
     production,
     port,
     host: e.HOST ?? '0.0.0.0',
     metricsPort: e.METRICS_PORT === undefined ? undefined : metricsPortBeside(port, e.METRICS_PORT),
+    metricsHost: parseMetricsHost(e.METRICS_HOST ?? '127.0.0.1'),
     apiPrefix: parseApiPrefix(e.API_PREFIX ?? '/api'),
     database,
     migrateOnStart: (e.MIGRATE_ON_START ?? 'true') === 'true',
@@ -72,7 +77,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     allowedOrigins: parseOrigins(e.ALLOWED_ORIGINS ?? ''),
     rateLimits: rateLimitsOf(e, database),
     delivery: deliveryOf(e, cwd),
-    trustedCidrs: parseTrustedRanges(e.TRUSTED_CIDRS ?? ''),
+    trustedCidrs,
     warnings,
   });
 }

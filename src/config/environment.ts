@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
+import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
 
@@ -29,6 +29,10 @@ export class Environment {
   @Min(1)
   @Max(65535)
   METRICS_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
 
   @IsOptional()
   @IsString()
@@ -249,49 +253,18 @@ export class Environment {
   RATE_LIMIT_ACTIONS_PER_WEBHOOK?: number;
 }
 
-const ENV_KEYS: readonly (keyof Environment)[] = [
-  'NODE_ENV',
-  'PORT',
-  'HOST',
-  'METRICS_PORT',
-  'API_PREFIX',
-  'DATABASE_URL',
-  'DB_POOL_SIZE',
-  'DB_CONNECT_TIMEOUT_MS',
-  'DB_QUERY_TIMEOUT_MS',
-  'MIGRATE_ON_START',
-  'DNS_SERVERS',
-  'DNS_TIMEOUT_MS',
-  'SECRET_KEY',
-  'PREVIOUS_SECRET_KEYS',
-  'WEBHOOKS_PER_ORG_MAX',
-  'LOG_LEVEL',
-  'REQUEST_TIMEOUT_MS',
-  'ALLOWED_ORIGINS',
-  'RATE_LIMIT_WINDOW_SECONDS',
-  'RATE_LIMIT_PER_SESSION',
-  'RATE_LIMIT_PER_ORGANIZATION',
-  'RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS',
-  'RATE_LIMIT_PER_WALLET_TOKEN',
-  'RATE_LIMIT_PER_PLATFORM_KEY',
-  'TRUSTED_PROXIES',
-  'REDIS_URL',
-  'DELIVERY_CONCURRENCY',
-  'DELIVERY_POLL_MS',
-  'DELIVERY_TIMEOUT_MS',
-  'DELIVERY_RETRY_SCHEDULE',
-  'DELIVERY_PROXY_URL',
-  'DELIVERY_CA_FILE',
-  'DELIVERY_RETENTION_DAYS',
-  'AUDIT_RETENTION_DAYS',
-  'TRUSTED_CIDRS',
-  'DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK',
-  'DELIVERY_BUFFER_MB',
-  'DELIVERY_DISABLE_AFTER_DAYS',
-  'DELIVERY_PENDING_PER_ORG_MAX',
-  'DELIVERY_BREAKER_THRESHOLD',
-  'DELIVERY_BREAKER_COOLDOWN_MS',
-  'RATE_LIMIT_ACTIONS_PER_WEBHOOK',
+/**
+ * The variables read from the environment: every property of the class, as class-validator's own
+ * metadata names them (each carries at least @IsOptional), so a variable added to the class is read
+ * with nothing else to edit (issue 26: a hand-kept list silently ignored a key it missed).
+ * environment.spec.ts sets every property of the class and checks that each one arrives.
+ */
+const ENV_KEYS: readonly string[] = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(Environment, '', true, false)
+      .map(({ propertyName }) => propertyName),
+  ),
 ];
 
 /** Variables whose value must never be echoed, not even in a start-up error. */

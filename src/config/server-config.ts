@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from './environment';
 
-// The HTTP server's and the resolver's settings: API_PREFIX, ALLOWED_ORIGINS, METRICS_PORT, DNS_SERVERS.
+// The HTTP server's and the resolver's settings: API_PREFIX, ALLOWED_ORIGINS, METRICS_PORT and METRICS_HOST, DNS_SERVERS.
 
 export function parseApiPrefix(value: string): string {
   const prefix = value.replace(/\/+$/, '');
@@ -35,6 +35,21 @@ export function metricsPortBeside(port: number, metricsPort: number): number {
   if (metricsPort === port)
     throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): metrics are never served on the public port`);
   return metricsPort;
+}
+
+/**
+ * METRICS_HOST: the metrics listener's bind address (docs/api.md 9), an IP address of this host.
+ * Not a name: the system would resolve it (hosts file, either family) and might bind an interface
+ * the operator did not mean to expose; the listener has no authentication.
+ */
+export function parseMetricsHost(value: string): string {
+  if (isIP(value) === 0) {
+    throw new ConfigError(
+      'METRICS_HOST',
+      `invalid address ${JSON.stringify(value)} (an IP address of this host, such as 127.0.0.1 or ::1)`,
+    );
+  }
+  return value;
 }
 
 export function parseDnsServers(value: string): string[] {

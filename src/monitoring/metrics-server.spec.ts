@@ -7,9 +7,12 @@ import { MetricsServer } from './metrics-server';
 
 const SECRET_KEY = Buffer.alloc(32).toString('base64');
 
-/** A metrics server on an ephemeral port of 127.0.0.1 (METRICS_PORT 0 is refused by the configuration, not here). */
-function serverWith(metricsPort: number | undefined): { server: MetricsServer; metrics: Metrics } {
-  const config = new AppConfig({ ...loadAppConfig({ SECRET_KEY, HOST: '127.0.0.1' }), metricsPort });
+/**
+ * A metrics server on an ephemeral port (METRICS_PORT 0 is refused by the configuration, not here)
+ * of METRICS_HOST's default, 127.0.0.1, while HOST keeps its own, every interface.
+ */
+function serverWith(metricsPort: number | undefined, env: Record<string, string> = {}): { server: MetricsServer; metrics: Metrics } {
+  const config = new AppConfig({ ...loadAppConfig({ SECRET_KEY, ...env }), metricsPort });
   const metrics = new Metrics();
   return { server: new MetricsServer(metrics, config, createPino('silent')), metrics };
 }
@@ -78,6 +81,21 @@ describe('MetricsServer', () => {
     expect(server.port).toBeUndefined();
     await expect(get(port, '/metrics')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     agent.destroy();
+  });
+
+  it('listens on METRICS_HOST, 127.0.0.1 by default, not on HOST (every interface by default)', async () => {
+    const { server } = serverWith(0, { HOST: '0.0.0.0' });
+    await server.onApplicationBootstrap();
+    started = server;
+    expect(server.host).toBe('127.0.0.1');
+  });
+
+  it('listens on the address METRICS_HOST names', async () => {
+    const { server } = serverWith(0, { HOST: '127.0.0.1', METRICS_HOST: '::1' });
+    await server.onApplicationBootstrap();
+    started = server;
+    expect(server.host).toBe('::1');
+    await expect(get(server.port!, '/metrics')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('listens nowhere when METRICS_PORT is unset', async () => {

@@ -11,11 +11,11 @@ import { Metrics } from '../metrics/metrics';
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * `GET /metrics` in the Prometheus text format on a listener of its own, METRICS_PORT on HOST
- * (docs/api.md 9), started with the application and closed at its shutdown; anything else there
- * is 404. Never on the public port: the operator decides who reaches this one (a firewall, a
- * private interface), and nothing of the API's pipeline (authentication, limits) applies to it.
- * A plain node:http server: a scrape needs no framework.
+ * `GET /metrics` in the Prometheus text format on a listener of its own, METRICS_PORT on
+ * METRICS_HOST (docs/api.md 9), started with the application and closed at its shutdown; anything
+ * else there is 404. Never on the public port, and on loopback unless the operator names another
+ * address: nothing of the API's pipeline (authentication, limits) applies to it, so it must not
+ * follow HOST onto every interface (issue 26). A plain node:http server: a scrape needs no framework.
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,7 +29,16 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   /** The port it listens on; undefined when METRICS_PORT is unset. */
   get port(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+    return this.address?.port;
+  }
+
+  /** The address it listens on; undefined when METRICS_PORT is unset. */
+  get host(): string | undefined {
+    return this.address?.address;
+  }
+
+  private get address(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -41,13 +50,13 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     server.headersTimeout = REQUEST_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, this.config.host, () => {
+      server.listen(port, this.config.metricsHost, () => {
         server.off('error', reject);
         resolve();
       });
     });
     this.server = server;
-    this.logger.info({ port, host: this.config.host }, 'serving metrics');
+    this.logger.info({ port, host: this.config.metricsHost }, 'serving metrics');
   }
 
   /** After the API's server has closed: a scrape still sees the shutdown's last attempts. Kept-alive scrapers are cut, so nothing holds the process. */

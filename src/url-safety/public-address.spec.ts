@@ -396,4 +396,46 @@ describe('AddressPolicy (TRUSTED_CIDRS, docs/api.md 10.4)', () => {
   it('allows nothing private without trusted ranges', () => {
     expect(PUBLIC_ONLY.allows('127.0.0.1', 443)).toBe(false);
   });
+
+  describe('judges the address the connection goes to (issue 26)', () => {
+    it.each([
+      ['::1.2.3.4', false, 'IPv4-compatible, how c-ares prints ::102:304: dialled as that IPv6 address, inside ::/8'],
+      ['::102:304', false, 'IPv4-compatible in hex, as the URL parser prints it: inside ::/8'],
+      ['::ffff:1.2.3.4', true, 'IPv4-mapped: dialled as 1.2.3.4, public'],
+      ['64:ff9b::1.2.3.4', true, 'NAT64 of 1.2.3.4: judged by 1.2.3.4, public'],
+      ['2002:0102:0304::', true, '6to4 of 1.2.3.4: judged by 1.2.3.4, public'],
+    ])('without trusted ranges, %s is allowed: %s (%s)', (address, expected) => {
+      expect(PUBLIC_ONLY.allows(address, 443)).toBe(expected);
+    });
+
+    const trusting10 = new AddressPolicy([{ cidr: '10.0.0.0/8' }]);
+
+    it.each([
+      ['10.0.0.5', true, 'inside the trusted range'],
+      ['::ffff:10.0.0.5', true, 'IPv4-mapped: the connection goes to 10.0.0.5'],
+      ['::ffff:a00:5', true, 'IPv4-mapped in hex'],
+      ['::10.0.0.5', false, 'IPv4-compatible: the connection goes to the IPv6 ::a00:5, not to 10.0.0.5'],
+      ['::a00:5', false, 'IPv4-compatible in hex'],
+      ['64:ff9b::10.0.0.5', false, 'NAT64: dialled as IPv6 (to the NAT64 gateway), not inside an IPv4 range'],
+      ['2002:0a00:0005::', false, '6to4: dialled as IPv6, not inside an IPv4 range'],
+    ])('trusting 10.0.0.0/8, %s is allowed: %s (%s)', (address, expected) => {
+      expect(trusting10.allows(address, 443)).toBe(expected);
+    });
+
+    it('trusts an IPv4-compatible or NAT64 address only through an IPv6 range that holds it, as dialled', () => {
+      const policy = new AddressPolicy([{ cidr: '::a00:0/104' }, { cidr: '64:ff9b::a00:0/104' }]);
+      expect(['::10.0.0.5', '::a00:5', '64:ff9b::10.0.0.5', '10.0.0.5', '::ffff:10.0.0.5'].map((a) => policy.allows(a, 443))).toEqual([
+        true,
+        true,
+        true,
+        false,
+        false,
+      ]);
+    });
+
+    it('reads a range written with a dotted IPv4 tail as the IPv6 range it names', () => {
+      const policy = new AddressPolicy([{ cidr: '::10.0.0.0/104' }]);
+      expect([policy.allows('::a00:5', 443), policy.allows('::ffff:10.0.0.5', 443)]).toEqual([true, false]);
+    });
+  });
 });

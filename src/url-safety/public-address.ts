@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { dialledAddress, IpAddress, parseIpAddress, parseIpRange } from '../common/ip-address';
 import type { TrustedRange } from '../config/trusted-ranges';
 
 type IPv4 = ipaddr.IPv4;
@@ -48,28 +49,10 @@ function isPublicV6(address: IPv6): boolean {
   return address.match(IPV6_GLOBAL_UNICAST) && !IPV6_SPECIAL_IN_GLOBAL.some((range) => address.match(range));
 }
 
-const DOTTED_TAIL = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-/**
- * An IPv6 address whose last 32 bits are written as a dotted IPv4 address, rewritten as two
- * hex groups. ipaddr.js reads '::a.b.c.d' (IPv4-compatible, which is how c-ares prints an
- * AAAA answer inside ::/96) as '::ffff:a.b.c.d' (IPv4-mapped) and would judge it by its IPv4
- * part; rewritten, it lands in ::/8 as docs/api.md 5.2 says. Undefined for a tail that is not four
- * decimal octets: no resolver or URL parser prints one, so it is refused.
- */
-function withHexTail(address: string): string | undefined {
-  if (!address.includes('.')) return address;
-  const match = DOTTED_TAIL.exec(address);
-  const octets = match?.slice(2).map(Number);
-  if (!match || !octets || octets.some((octet) => octet > 255)) return undefined;
-  const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
-  return `${match[1]}${hex(octets[0], octets[1])}:${hex(octets[2], octets[3])}`;
-}
-
 /**
  * Whether a canonical address (dotted-quad IPv4 as the WHATWG parser and resolvers print it,
  * or IPv6 without brackets) may be the target of a webhook. Anything that does not parse as
- * such is not public.
+ * such is not public; the IPv4-compatible `::a.b.c.d` is an IPv6 address in ::/8 (parseIpAddress).
  */
 export function isPublicAddress(address: string): boolean {
   let verdict = judged.get(address);
@@ -90,15 +73,14 @@ const judged = new Map<string, boolean>();
 const MAX_JUDGED = 4096;
 
 function judgePublic(address: string): boolean {
-  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return isPublicV4(ipaddr.IPv4.parse(address));
-  const v6 = withHexTail(address);
-  if (v6 !== undefined && ipaddr.IPv6.isValid(v6) && !v6.includes('%')) return isPublicV6(ipaddr.IPv6.parse(v6));
-  return false;
+  const parsed = parseIpAddress(address);
+  if (parsed === undefined) return false;
+  return parsed instanceof ipaddr.IPv4 ? isPublicV4(parsed) : isPublicV6(parsed);
 }
 
 /** A trusted range, parsed once, and its ports (absent: every port). */
 interface Trusted {
-  readonly range: [IPv4 | IPv6, number];
+  readonly range: [IpAddress, number];
   readonly ports?: ReadonlySet<number>;
 }
 
@@ -108,28 +90,40 @@ interface Trusted {
  * TRUSTED_CIDRS (receivers inside its own network) on the ports their entry names, or on any
  * when it names none. An address that is trusted but reached on another port is refused exactly
  * as a private one: the ports of a trusted host that are not receivers (its databases, this
- * service) stay out of reach, and the delivery log cannot be used to tell which are open. An
- * IPv4-mapped IPv6 address is judged as its IPv4 address.
+ * service) stay out of reach, and the delivery log cannot be used to tell which are open.
+ *
+ * A range is matched against the address the socket dials (dialledAddress): an IPv4-mapped
+ * `::ffff:a.b.c.d` against IPv4 ranges as a.b.c.d; the IPv4-compatible `::a.b.c.d`, NAT64 and 6to4
+ * forms against IPv6 ranges only, never as the IPv4 address inside them (issue 26: `::10.0.0.5`
+ * passed as 10.0.0.5 under a trusted 10/8 while the connection went to the IPv6 ::a00:5).
  */
 export class AddressPolicy {
   private readonly trusted: readonly Trusted[];
 
   constructor(trustedRanges: readonly TrustedRange[] = []) {
-    this.trusted = trustedRanges.map(({ cidr, ports }) => ({ range: ipaddr.parseCIDR(cidr), ports: ports && new Set(ports) }));
+    this.trusted = trustedRanges.map(({ cidr, ports }) => ({ range: rangeOf(cidr), ports: ports && new Set(ports) }));
   }
 
   /** `port`: the one the URL connects to (443 when it names none). */
   readonly allows = (address: string, port: number): boolean => this.isTrusted(address, port) || isPublicAddress(address);
 
   private isTrusted(address: string, port: number): boolean {
-    if (this.trusted.length === 0 || !ipaddr.isValid(address)) return false;
-    let parsed = ipaddr.parse(address);
-    if (parsed.kind() === 'ipv6' && (parsed as IPv6).isIPv4MappedAddress()) parsed = (parsed as IPv6).toIPv4Address();
+    if (this.trusted.length === 0) return false;
+    const parsed = parseIpAddress(address);
+    if (parsed === undefined) return false;
+    const dialled = dialledAddress(parsed);
     return this.trusted.some(
       ({ range: [range, bits], ports }) =>
-        range.kind() === parsed.kind() && parsed.match(range, bits) && (ports === undefined || ports.has(port)),
+        range.kind() === dialled.kind() && dialled.match(range, bits) && (ports === undefined || ports.has(port)),
     );
   }
+}
+
+/** A range parseTrustedRanges accepted; anything else is a programming error. */
+function rangeOf(cidr: string): [IpAddress, number] {
+  const range = parseIpRange(cidr);
+  if (range === undefined) throw new Error(`not an address range: ${cidr}`);
+  return range;
 }
 
 /** No trusted ranges: public addresses only. */

@@ -450,6 +450,45 @@ describe('UrlResolution with TRUSTED_CIDRS that name their ports (docs/api.md 10
   });
 });
 
+describe('UrlResolution judges an AAAA answer as the address dialled, at registration and at delivery (issue 26)', () => {
+  // As c-ares prints them: an IPv4-compatible or mapped address with a dotted tail, the others in hex.
+  const forms: readonly [aaaa: string, isPublic: boolean, what: string][] = [
+    ['::1.2.3.4', false, 'IPv4-compatible 1.2.3.4: dialled as the IPv6 ::102:304, inside ::/8'],
+    ['::ffff:1.2.3.4', true, 'IPv4-mapped 1.2.3.4: dialled as 1.2.3.4'],
+    ['64:ff9b::102:304', true, 'NAT64 of 1.2.3.4'],
+    ['2002:102:304::', true, '6to4 of 1.2.3.4'],
+  ];
+  const only = (aaaa: string) => new TableResolver({ 'host.example': { a: 'ENODATA', aaaa: [aaaa] } });
+
+  it.each(forms)('checks AAAA %s: public %s (%s)', async (aaaa, isPublic) => {
+    expect(await new UrlResolution(only(aaaa), silent).check([{ field: 'url', hostname: 'host.example', port: 443 }])).toEqual(
+      isPublic ? ok : invalid(`url: ${NOT_PUBLIC}`),
+    );
+  });
+
+  it.each(forms)('vets AAAA %s: public %s (%s)', async (aaaa, isPublic) => {
+    expect(await new UrlResolution(only(aaaa), silent).vet('host.example', 443)).toEqual(
+      isPublic ? { kind: 'ok', addresses: [aaaa] } : { kind: 'blocked address' },
+    );
+  });
+
+  describe('trusting 10.0.0.0/8', () => {
+    const policy = new AddressPolicy([{ cidr: '10.0.0.0/8' }]);
+
+    it('refuses AAAA ::10.0.0.5, the IPv4-compatible form: the connection would go to the IPv6 ::a00:5', async () => {
+      const resolution = new UrlResolution(only('::10.0.0.5'), silent, policy);
+      expect(await resolution.check([{ field: 'url', hostname: 'host.example', port: 443 }])).toEqual(invalid(`url: ${NOT_PUBLIC}`));
+      expect(await resolution.vet('host.example', 443)).toEqual({ kind: 'blocked address' });
+    });
+
+    it('accepts AAAA ::ffff:10.0.0.5, the IPv4-mapped form: the connection goes to 10.0.0.5', async () => {
+      const resolution = new UrlResolution(only('::ffff:10.0.0.5'), silent, policy);
+      expect(await resolution.check([{ field: 'url', hostname: 'host.example', port: 443 }])).toEqual(ok);
+      expect(await resolution.vet('host.example', 443)).toEqual({ kind: 'ok', addresses: ['::ffff:10.0.0.5'] });
+    });
+  });
+});
+
 describe('the log line behind a 503', () => {
   it('names each failing host and its resolver error codes, and no address', async () => {
     const lines: string[] = [];

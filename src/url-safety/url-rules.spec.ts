@@ -447,6 +447,24 @@ describe('checkUrl judges an IP literal on the port the URL connects to (TRUSTED
   });
 
   it.each([
+    ['https://[::1.2.3.4]/', false, 'IPv4-compatible 1.2.3.4, normalized to ::102:304 and dialled so: inside ::/8'],
+    ['https://[::ffff:1.2.3.4]/', true, 'IPv4-mapped 1.2.3.4: dialled as 1.2.3.4'],
+    ['https://[64:ff9b::1.2.3.4]/', true, 'NAT64 of 1.2.3.4'],
+    ['https://[2002:0102:0304::]/', true, '6to4 of 1.2.3.4'],
+  ])('judges %s as the address dialled: accepted %s (%s)', (url, accepted) => {
+    expect(checkUrl(url, new AddressPolicy().allows).ok).toBe(accepted);
+  });
+
+  it.each([
+    ['https://[::ffff:10.0.0.5]/', true, 'IPv4-mapped: the connection goes to 10.0.0.5'],
+    ['https://[::10.0.0.5]/', false, 'IPv4-compatible: the connection goes to the IPv6 ::a00:5'],
+    ['https://[64:ff9b::10.0.0.5]/', false, 'NAT64: an IPv6 address to the NAT64 gateway'],
+    ['https://[2002:0a00:0005::]/', false, '6to4: an IPv6 address'],
+  ])('trusting 10.0.0.0/8, judges %s as the address dialled: accepted %s (%s)', (url, accepted) => {
+    expect(checkUrl(url, new AddressPolicy([{ cidr: '10.0.0.0/8' }]).allows).ok).toBe(accepted);
+  });
+
+  it.each([
     ['https://example.com/', 443],
     ['https://example.com:443/', 443],
     ['https://example.com:8443/', 8443],

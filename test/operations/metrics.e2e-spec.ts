@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sqlTimestamp } from '../../src/database/sql-dialect';
+import { MetricsServer } from '../../src/monitoring/metrics-server';
 import { QueueGauges } from '../../src/monitoring/queue-gauges';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
 import { DeliveryHarness, HOOKS } from '../support/delivery-harness';
@@ -9,9 +10,10 @@ import { TestApp } from '../support/test-app';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /*
- * Prometheus metrics (docs/api.md 9) on their own listener, METRICS_PORT: what the API answered,
- * the events accepted and refused, the attempts made (delivered through the receiver and CONNECT
- * proxy of the delivery suites), the queue's gauges; and nothing of it on the public port.
+ * Prometheus metrics (docs/api.md 9) on their own listener, METRICS_PORT on METRICS_HOST (loopback
+ * by default, whatever HOST says): what the API answered, the events accepted and refused, the
+ * attempts made (delivered through the receiver and CONNECT proxy of the delivery suites), the
+ * queue's gauges; and nothing of it on the public port.
  */
 
 type Labels = Record<string, string>;
@@ -45,7 +47,7 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
     metricsPort = await freePort();
     h = await DeliveryHarness.start(kind, {
       env: {
-        HOST: '127.0.0.1',
+        // HOST and METRICS_HOST left to their defaults: every interface for the API, loopback for metrics.
         METRICS_PORT: String(metricsPort),
         // One pending delivery fills an organization's queue: every test uses organizations of its own.
         DELIVERY_PENDING_PER_ORG_MAX: '1',
@@ -158,6 +160,11 @@ describeEachDatabase('metrics', (kind: DatabaseKind) => {
     // The held-back delivery is not a queue falling behind.
     expect(sample(text, 'platform_api_delivery_queue_oldest_due_age_seconds')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'platform_api_delivery_queue_oldest_due_age_seconds')).toBeLessThan(5);
+  });
+
+  it('listens on METRICS_HOST, 127.0.0.1 by default, not on HOST (0.0.0.0 by default)', () => {
+    expect(t.config.host).toBe('0.0.0.0');
+    expect({ host: t.app.get(MetricsServer).host, port: t.app.get(MetricsServer).port }).toEqual({ host: '127.0.0.1', port: metricsPort });
   });
 
   it('serves nothing of it on the public port: GET /metrics is the usual 404', async () => {

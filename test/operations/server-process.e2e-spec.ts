@@ -113,6 +113,9 @@ describe('invalid configuration', () => {
     { variable: 'SECRET_KEY', value: 'short' },
     { variable: 'LOG_LEVEL', value: 'loud' },
     { variable: 'API_PREFIX', value: 'bad prefix' },
+    { variable: 'METRICS_HOST', value: 'localhost' },
+    { variable: 'TRUSTED_CIDRS', value: '0.0.0.0/0' },
+    { variable: 'TRUSTED_CIDRS', value: 'fd00::1:443' },
   ])('$variable=$value stops the process at start with exit ≠ 0 and one line naming $variable', async ({ variable, value }) => {
     const server = await servers.start({ ...env, [variable]: value }, cwd);
     const { code, signal } = await exitOf(server);
@@ -207,6 +210,32 @@ describe('outside production without SECRET_KEY', () => {
     const again = await servers.start({ LOG_LEVEL: 'silent' }, cwd);
     await healthy(again);
     expect(readFileSync(join(cwd, 'data', 'secret.key'), 'utf8')).toBe(firstKey);
+  });
+});
+
+describe('TRUSTED_CIDRS over loopback', () => {
+  const servers = new Servers();
+  let cwd: string;
+
+  beforeAll(() => {
+    cwd = tempDir();
+  });
+  afterAll(async () => {
+    await servers.killAll();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('starts, and logs a warning naming the range, what it covers and its ports (docs/api.md 10.4)', async () => {
+    const env = { DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite')}`, SECRET_KEY: newKey(), LOG_LEVEL: 'warn' };
+    const server = await servers.start({ ...env, TRUSTED_CIDRS: '10.0.0.0/8:443,127.0.0.1/32:9443' }, cwd);
+    await healthy(server);
+    // the log is flushed at least every second
+    await expect.poll(() => server.output.join(''), { timeout: 3000, interval: 100 }).toContain('covers loopback');
+    const warning = lines(server.output).find((line) => line.includes('covers loopback'));
+    expect(JSON.parse(warning!)).toMatchObject({
+      level: 'warn',
+      msg: "TRUSTED_CIDRS: 127.0.0.1/32 covers loopback (127.0.0.0/8): every organization's webhooks may reach it, on port 9443",
+    });
   });
 });
 

@@ -15,6 +15,9 @@ declare module 'vitest' {
  * unreachable MariaDB fails the run instead of skipping its suites.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  // The unit tier builds nothing and needs no database (issue 26): vitest.config.mts gives this
+  // setup to the e2e project only, and this says so loudly if it ever reaches another again.
+  if (project.name !== 'e2e') throw new Error(`global-setup.ts is the e2e project's only, not ${project.name}'s (vitest.config.mts)`);
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 
   const url = process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306';
