@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { BatchedLoader } from '../../common/batched-loader';
 import { AppConfig } from '../../config/app-config';
 import type { DeliveryConfig } from '../../config/delivery-config';
 import { PINO } from '../../logging/pino.provider';
@@ -57,6 +58,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
   private readonly bodies: EventBodies;
   private readonly recorder: AttemptRecorder<Recording, { verdict?: HealthVerdict }>;
+  /** Each webhook as stored now, for the attempts that start: one read for all those that start together. */
+  private readonly targets: BatchedLoader<number, (eventType: string) => WebhookTarget | undefined>;
   /** Attempts from their start until their outcome is written (and claims being ended without an attempt). */
   private readonly attempts = new Set<Promise<void>>();
   /** Disablings that follow a recorded batch, outside DELIVERY_CONCURRENCY; shutdown waits for them. */
@@ -92,6 +95,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       (batch) => this.complete(batch),
       (error, message) => this.warn(error, message),
     );
+    this.targets = new BatchedLoader((webhookIds) => this.queue.targets(webhookIds));
   }
 
   onApplicationBootstrap(): void {
@@ -217,25 +221,23 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const { start, back } = this.scheduler.nextStarts(Date.now());
     this.giveBack(back);
     if (start.length === 0) return;
-    const now = Date.now();
-    const atOnce = start.filter(({ notBefore }) => (notBefore ?? 0) <= now);
-    if (atOnce.length > 0) this.track(this.startAll(atOnce));
-    for (const delivery of start.filter((d) => !atOnce.includes(d))) {
-      this.track(new Promise((resolve) => setTimeout(resolve, delivery.notBefore! - Date.now())).then(() => this.startAll([delivery])));
-    }
+    for (const delivery of start) this.track(this.startOne(delivery));
   }
 
-  private async startAll(deliveries: readonly ClaimedDelivery[]): Promise<void> {
-    let targets: Map<number, (eventType: string) => WebhookTarget | undefined>;
+  /** Waits for the delivery's rate slot, if any, then reads its webhook as stored now and makes the attempt. */
+  private async startOne(delivery: ClaimedDelivery): Promise<void> {
+    const wait = (delivery.notBefore ?? 0) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    let target: WebhookTarget | undefined;
     try {
-      targets = await this.queue.targets([...new Set(deliveries.map(({ webhookId }) => webhookId))]);
+      target = (await this.targets.load(delivery.webhookId))?.(delivery.eventType);
     } catch (error) {
       this.warn(error, 'could not read the webhooks of the attempts to start');
-      for (const delivery of deliveries) this.scheduler.finished(delivery);
-      this.giveBack(deliveries);
+      this.scheduler.finished(delivery);
+      this.giveBack([delivery]);
       return;
     }
-    await Promise.all(deliveries.map((delivery) => this.attempt(delivery, targets.get(delivery.webhookId)?.(delivery.eventType))));
+    await this.attempt(delivery, target);
   }
 
   /** One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled, else sent and recorded. */
@@ -282,7 +284,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /** One batch of outcomes and their endpoints' health in one transaction; the webhooks it disables are disabled after. */
   private async complete(batch: readonly Recording[]): Promise<Map<number, { verdict?: HealthVerdict }>> {
     const probes = new Set(batch.filter(({ probe }) => probe).map(({ id }) => id));
-    const { recorded, also: verdicts } = await this.queue.complete(batch, this.token, (tx, mine) =>
+    const { recorded, also: verdicts } = await this.queue.complete(batch, this.token, (tx, mine, unhealthy) =>
       this.health.afterAttempts(
         tx,
         mine.map(({ id, webhookId, record }) => ({
@@ -291,6 +293,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
           at: record.at.getTime(),
           probe: probes.has(id),
         })),
+        unhealthy,
       ),
     );
     for (const [webhookId, { disable }] of verdicts) if (disable) this.disableLater(webhookId);

@@ -6,7 +6,7 @@ import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-s
 import type { DeliveryState } from '../delivery.model';
 import { sealedFromJson } from '../events/sealed-json';
 import { DispatchDatabase } from './dispatch-database';
-import { EndpointHealthRepository } from './endpoint-health.repository';
+import { EndpointHealthRepository, unhealthyOf } from './endpoint-health.repository';
 import { nextFreeSlot, rateSlots, RateSlots } from './rate-slots';
 import { type ClaimAsk, type DueWebhook, RATE_HORIZON_MS, type Work } from './scheduling/dispatch-scheduler';
 
@@ -222,24 +222,27 @@ export class DeliveryQueue {
    * still claimed with `token` gets its new state and its attempt's record (a delivery whose
    * webhook was disabled meanwhile is failed, not pending: docs/api.md 10.10); the others (their
    * lease ran out, or they were cancelled or failed meanwhile) are left as they are. `also`
-   * runs in the same transaction with the attempts recorded (endpoint health). The ids recorded,
-   * and what `also` returned.
+   * runs in the same transaction with the attempts recorded (endpoint health), and the webhooks
+   * of theirs whose health is not healthy. The ids recorded, and what `also` returned.
    */
   complete<R>(
     completions: readonly Completion[],
     token: string,
-    also: (tx: SqlExecutor, recorded: readonly Completion[]) => Promise<R>,
+    also: (tx: SqlExecutor, recorded: readonly Completion[], unhealthy: ReadonlySet<number>) => Promise<R>,
   ): Promise<{ recorded: Set<number>; also: R }> {
     return this.db.transaction(async (tx) => {
       const ids = completions.map(({ id }) => id);
-      const held = await tx.select<{ id: number; disabled: unknown }>(
+      const held = await tx.select<{ id: number; webhookId: number; disabled: unknown; unhealthy: unknown }>(
         varying(
-          `SELECT d.id AS id, (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled
+          `SELECT d.id AS id, d.webhook_id AS webhookId,
+                  (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
+                  ${unhealthyOf('d.webhook_id')} AS unhealthy
              FROM deliveries d WHERE d.claim_token = ? AND d.state = 'pending' AND d.id IN (${placeholders(ids.length)})${this.db.dialect.forUpdate}`,
         ),
         [token, ...ids],
       );
       const disabled = new Set(held.filter((row) => Number(row.disabled) > 0).map((row) => Number(row.id)));
+      const unhealthy = new Set(held.filter((row) => Number(row.unhealthy) > 0).map((row) => Number(row.webhookId)));
       const recorded = new Set(held.map((row) => Number(row.id)));
       const mine = completions
         .filter(({ id }) => recorded.has(id))
@@ -249,7 +252,7 @@ export class DeliveryQueue {
             : c,
         );
       if (mine.length > 0) await this.write(tx, mine);
-      return { recorded, also: await also(tx, mine) };
+      return { recorded, also: await also(tx, mine, unhealthy) };
     });
   }
 

@@ -20,6 +20,11 @@ export function healthOfRow(row: Readonly<Record<string, unknown>>): EndpointHea
   };
 }
 
+/** 1 when the webhook that `webhookIdColumn` names has a health row that is not healthy, else 0 (a scalar subquery, not locked). */
+export const unhealthyOf = (webhookIdColumn: string): string =>
+  `(SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = ${webhookIdColumn}
+     AND (h.failing_since IS NOT NULL OR h.failed_attempts > 0 OR h.breaker_failures > 0 OR h.breaker_open_until IS NOT NULL))`;
+
 const HEALTH_COLUMNS =
   'h.failing_since AS failingSince, h.failed_attempts AS failedAttempts, h.breaker_failures AS breakerFailures, h.breaker_open_until AS breakerOpenUntil';
 const SET_HEALTH =
@@ -53,14 +58,13 @@ export class EndpointHealthRepository {
     await tx.execute(SET_HEALTH, [...healthParams(health), webhookId]);
   }
 
-  /** A success clears these webhooks' health (docs/api.md 10.10); the rows already healthy are not written. */
+  /** A success clears these webhooks' health (docs/api.md 10.10). */
   async clear(tx: SqlExecutor, webhookIds: readonly number[]): Promise<void> {
     if (webhookIds.length === 0) return;
     await tx.execute(
       varying(
         `UPDATE webhook_health SET failing_since = NULL, failed_attempts = 0, breaker_failures = 0, breaker_open_until = NULL
-          WHERE webhook_id IN (${placeholders(webhookIds.length)})
-            AND (failing_since IS NOT NULL OR failed_attempts > 0 OR breaker_failures > 0 OR breaker_open_until IS NOT NULL)`,
+          WHERE webhook_id IN (${placeholders(webhookIds.length)})`,
       ),
       webhookIds,
     );

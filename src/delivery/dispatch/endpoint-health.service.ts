@@ -49,8 +49,16 @@ export class EndpointHealthService {
     this.policy = { breakerThreshold, cooldownMs: breakerCooldownMs, disableAfterMs: disableAfterDays * DAY_MS };
   }
 
-  /** Applies recorded attempts to their webhooks' health, in the recording transaction: each webhook's verdict. */
-  async afterAttempts(tx: SqlExecutor, attempts: readonly RecordedAttempt[]): Promise<Map<number, HealthVerdict>> {
+  /**
+   * Applies recorded attempts to their webhooks' health, in the recording transaction: each
+   * webhook's verdict. `unhealthy`: the webhooks whose health row is not healthy (read with the
+   * claims being ended), the only ones a success has to clear.
+   */
+  async afterAttempts(
+    tx: SqlExecutor,
+    attempts: readonly RecordedAttempt[],
+    unhealthy: ReadonlySet<number>,
+  ): Promise<Map<number, HealthVerdict>> {
     const byWebhook = new Map<number, RecordedAttempt[]>();
     for (const attempt of attempts) {
       // An attempt that could not be made (ours) says nothing about the endpoint.
@@ -59,7 +67,10 @@ export class EndpointHealthService {
     }
     const verdicts = new Map<number, HealthVerdict>();
     const succeeded = [...byWebhook].filter(([, mine]) => mine.every(({ outcome }) => outcome.ok)).map(([webhookId]) => webhookId);
-    await this.health.clear(tx, succeeded);
+    await this.health.clear(
+      tx,
+      succeeded.filter((webhookId) => unhealthy.has(webhookId)),
+    );
     for (const webhookId of succeeded) verdicts.set(webhookId, { health: HEALTHY, disable: false });
     const failing = [...byWebhook.keys()].filter((webhookId) => !verdicts.has(webhookId));
     for (const [webhookId, current] of await this.health.lock(tx, failing)) {
