@@ -13,7 +13,7 @@ export interface HandedEvent {
   readonly id: string;
   readonly organizationId: number;
   readonly type: string;
-  readonly body: string;
+  readonly body: Buffer;
   readonly bodyBytes: number;
 }
 

@@ -29,9 +29,9 @@ export class AttemptRunner {
   ) {}
 
   /** An event's body as every attempt sends it, or undefined when it no longer opens. */
-  openBody(stored: StoredBody): string | undefined {
+  openBody(stored: StoredBody): Buffer | undefined {
     try {
-      return this.secrets.open(stored.payload, eventPayloadBinding(stored.organizationId, stored.eventId));
+      return Buffer.from(this.secrets.open(stored.payload, eventPayloadBinding(stored.organizationId, stored.eventId)));
     } catch (error) {
       this.logger.error({ event: stored.eventId, err: { message: (error as Error).message } }, "an event's body could not be opened");
       return undefined;
@@ -39,7 +39,7 @@ export class AttemptRunner {
   }
 
   /** `body` undefined: the event's body could not be read or opened. */
-  async run(delivery: ClaimedDelivery, target: WebhookTarget, body: string | undefined, at: Date): Promise<AttemptOutcome> {
+  async run(delivery: ClaimedDelivery, target: WebhookTarget, body: Buffer | undefined, at: Date): Promise<AttemptOutcome> {
     if (body === undefined) return INTERNAL_ERROR;
     let signature: string;
     try {

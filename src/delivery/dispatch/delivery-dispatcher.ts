@@ -89,6 +89,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       concurrency: this.config.concurrency,
       maxInFlightPerWebhook: this.config.maxInFlightPerWebhook,
       minLeaseLeftMs: this.config.timeoutMs + LEASE_SAFETY_MS,
+      sendingBudgetBytes: this.config.bufferBytes,
     });
     this.bodies = new EventBodies(this.config.bufferBytes);
     this.recorder = new AttemptRecorder(

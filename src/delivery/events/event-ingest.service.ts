@@ -76,7 +76,13 @@ export class EventIngest {
     this.pending.added(event.organization, outcome.deliveries);
     this.metrics.eventAccepted(event.type, 'api');
     if (outcome.deliveries > 0) {
-      const handed = { id: newEvent.id, organizationId: newEvent.organizationId, type: newEvent.type, body, bodyBytes: newEvent.bodyBytes };
+      const handed = {
+        id: newEvent.id,
+        organizationId: newEvent.organizationId,
+        type: newEvent.type,
+        body: Buffer.from(body),
+        bodyBytes: newEvent.bodyBytes,
+      };
       this.dispatch.accepted(handed, outcome.deliveries, handoff, outcome.handed);
     }
     return { id: newEvent.id, deliveries: outcome.deliveries };

@@ -11,6 +11,7 @@ const work = (webhookId: number, organizationId: number, fields: Partial<Work> =
   organizationId,
   retry: false,
   leaseEndsAt: LEASE,
+  bodyBytes: 100,
   ...fields,
 });
 const many = (n: number, webhookId: number, organizationId: number, fields: Partial<Work> = {}) =>
@@ -26,7 +27,13 @@ const due = (webhookId: number, organizationId: number, fields: Partial<DueWebho
   ...fields,
 });
 const scheduler = (config: Partial<SchedulerConfig> = {}) =>
-  new DispatchScheduler<Work>({ concurrency: 256, maxInFlightPerWebhook: 64, minLeaseLeftMs: 20_000, ...config });
+  new DispatchScheduler<Work>({
+    concurrency: 256,
+    maxInFlightPerWebhook: 64,
+    minLeaseLeftMs: 20_000,
+    sendingBudgetBytes: 1_000_000,
+    ...config,
+  });
 const ok = { signal: 'in time' as const, unanswered: false, durationMs: 10 };
 const countBy = (works: readonly Work[], key: (work: Work) => number) =>
   works.reduce<Record<number, number>>((counts, w) => ({ ...counts, [key(w)]: (counts[key(w)] ?? 0) + 1 }), {});
@@ -118,6 +125,18 @@ describe('DispatchScheduler: starting what it holds', () => {
     const sut = scheduler();
     sut.offer([work(1, 1, { leaseEndsAt: NOW + 5_000 })], NOW);
     expect(sut.nextStarts(NOW)).toMatchObject({ start: [], back: [expect.objectContaining({ webhookId: 1 })] });
+  });
+
+  it('keeps the bodies on the wire within the buffer: large events wait for answers, one larger than it goes alone', () => {
+    const sut = scheduler({ sendingBudgetBytes: 1000 });
+    for (let webhook = 1; webhook <= 6; webhook++) sut.offer([work(webhook, webhook, { bodyBytes: 400 })], NOW);
+    const { start } = sut.nextStarts(NOW);
+    expect(start).toHaveLength(2);
+    sut.answered(start[0], ok, NOW + 10);
+    expect(sut.nextStarts(NOW + 10).start).toHaveLength(1);
+    const alone = scheduler({ sendingBudgetBytes: 1000 });
+    alone.offer([work(9, 9, { bodyBytes: 5000 })], NOW);
+    expect(alone.nextStarts(NOW).start).toHaveLength(1);
   });
 
   it('never starts more than DELIVERY_CONCURRENCY at once', () => {

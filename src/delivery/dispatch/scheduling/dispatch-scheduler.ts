@@ -20,6 +20,8 @@ export interface Work {
   readonly retry: boolean;
   /** When the claim's lease ends (ms since the epoch). */
   readonly leaseEndsAt: number;
+  /** Its event body's size: what sending it takes, beside what holding the body takes. */
+  readonly bodyBytes: number;
   /** The breaker's probe: it starts though the breaker is not closed. */
   readonly probe?: boolean;
 }
@@ -63,6 +65,8 @@ export interface SchedulerConfig {
   readonly maxInFlightPerWebhook: number;
   /** A claimed delivery whose lease has less than this left is given back rather than started. */
   readonly minLeaseLeftMs: number;
+  /** The bodies being sent at once, in bytes (DELIVERY_BUFFER_MB): each attempt's request holds its own copy on the wire. */
+  readonly sendingBudgetBytes: number;
 }
 
 class WebhookState<T extends Work> {
@@ -136,6 +140,8 @@ export class DispatchScheduler<T extends Work> {
   /** Started and not yet finished, per organization. */
   private readonly activeOf = new Map<number, number>();
   private activeCount = 0;
+  /** The bytes of the bodies of the attempts started and not yet answered. */
+  private sendingBytes = 0;
   private readonly shareReserve: number;
   private readonly freshReserve: number;
 
@@ -309,11 +315,14 @@ export class DispatchScheduler<T extends Work> {
       const picked = this.pick(now);
       if (picked === undefined) break;
       const [webhook, list] = picked;
+      // The bodies on the wire stay within the budget (one body larger than it goes alone): the rest waits for answers.
+      if (this.sendingBytes > 0 && this.sendingBytes + list[0].bodyBytes > this.config.sendingBudgetBytes) break;
       const work = list.shift()!;
       if (work.leaseEndsAt - now < this.config.minLeaseLeftMs) {
         back.push(work);
         continue;
       }
+      this.sendingBytes += work.bodyBytes;
       webhook.inFlight++;
       webhook.lastActiveAt = now;
       webhook.lastStartAt = now;
@@ -329,12 +338,14 @@ export class DispatchScheduler<T extends Work> {
   /** The receiver answered, or failed to: the webhook's limit learns from it, and its slot is free unless nobody answered. */
   answered(work: T, result: AttemptResult, now: number): void {
     const started = this.started.get(work.id);
+    if (started === undefined || started.answer !== undefined) return;
+    started.answer = result.unanswered ? 'unanswered' : 'answered';
+    this.sendingBytes -= work.bodyBytes;
     const webhook = this.webhooks.get(work.webhookId);
-    if (started === undefined || webhook === undefined) return;
+    if (webhook === undefined) return;
     webhook.limit.observe(result.signal, started.at, started.saturated, now);
     webhook.averageMs =
       webhook.averageMs === undefined ? result.durationMs : (1 - SMOOTHING) * webhook.averageMs + SMOOTHING * result.durationMs;
-    started.answer = result.unanswered ? 'unanswered' : 'answered';
     if (!result.unanswered) webhook.inFlight--;
     webhook.lastActiveAt = now;
   }
@@ -344,6 +355,7 @@ export class DispatchScheduler<T extends Work> {
     const started = this.started.get(work.id);
     if (started === undefined) return;
     this.started.delete(work.id);
+    if (started.answer === undefined) this.sendingBytes -= work.bodyBytes;
     const webhook = this.webhooks.get(work.webhookId);
     if (webhook !== undefined && started.answer !== 'answered') webhook.inFlight--;
     this.activeCount--;

@@ -32,7 +32,7 @@ describe('EventBodies', () => {
     const sut = new EventBodies(1000);
     sut.take('evt_a', 3);
     expect(sut.missing('evt_a')).toBe(true);
-    sut.put('evt_a', 'abc');
-    expect([sut.missing('evt_a'), sut.get('evt_a')]).toEqual([false, 'abc']);
+    sut.put('evt_a', Buffer.from('abc'));
+    expect([sut.missing('evt_a'), sut.get('evt_a')?.toString()]).toEqual([false, 'abc']);
   });
 });

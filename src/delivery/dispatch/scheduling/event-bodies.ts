@@ -2,7 +2,7 @@ interface HeldBody {
   readonly bytes: number;
   /** Deliveries that hold it: claimed by this instance and not yet finished. */
   refs: number;
-  body?: string;
+  body?: Buffer;
 }
 
 /**
@@ -56,12 +56,12 @@ export class EventBodies {
     this.used += bytes;
   }
 
-  put(eventId: string, body: string): void {
+  put(eventId: string, body: Buffer): void {
     const found = this.held.get(eventId);
     if (found !== undefined) found.body = body;
   }
 
-  get(eventId: string): string | undefined {
+  get(eventId: string): Buffer | undefined {
     return this.held.get(eventId)?.body;
   }
 
