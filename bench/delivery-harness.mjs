@@ -1,7 +1,8 @@
-// What the delivery benchmarks share (delivery.mjs: W6, W7, the ceiling; isolation.mjs: W8, W9):
-// the receiver process, a service (a fresh database, organizations with their webhooks, a
-// platform key, one or more servers on it), and a load generator that offers events at a
-// fixed rate and records when each was accepted.
+// What the delivery benchmarks share (delivery.mjs: W6, W7, the ceiling; isolation.mjs: W8, W9,
+// W11; throughput.mjs: W10; burst.mjs: W12): the receiver process, a service (a fresh database,
+// organizations with their webhooks, a platform key, one or more servers on it), a load
+// generator that offers events at a fixed rate and records when each was accepted, and the
+// MariaDB server's count of prepared statements (docs/api.md 9: at most 256 per instance).
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -55,6 +56,8 @@ export async function startReceiver() {
   return {
     proxyUrl,
     arrivals: async () => new Map((await ask('arrivals')).arrivals),
+    /** {distinct, lastAt}: (webhook-id, path) pairs arrived, for events that go to many webhooks. */
+    distinct: () => ask('distinct'),
     bad: () => ask('bad'),
     reset: () => child.send({ cmd: 'reset' }),
   };
@@ -108,6 +111,8 @@ export async function startService(config, secretKey, dns, receiver, { organizat
     orgs,
     database,
     deleteWebhook: (org, name) => expectStatus(200, 'DELETE', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie } }),
+    /** The MariaDB server's prepared statements now (see preparedStatements). */
+    preparedStatements: () => preparedStatements(config.mariadb, database.name),
     /** One SQL query on the service's database (for what the bench reports of the queue). */
     query: async (sql, params = []) => {
       const connection = await mysql.createConnection({ uri: database.url });
@@ -189,4 +194,36 @@ export function latencies(accepted, arrivals, from, to) {
     .sort((a, b) => a - b);
   const inWindow = [...accepted.keys()].filter((id) => arrivals.has(id) && arrivals.get(id) >= from && arrivals.get(id) <= to).length;
   return { sorted, arrived: sorted.length, inWindow };
+}
+
+/**
+ * The MariaDB server's `Prepared_stmt_count` (statements prepared by every client of the server
+ * and not yet closed) and how many other clients are connected: the count is the service's own
+ * only when that is 0. `ours` names the service's database; the bench's own connections to it
+ * count as the service's (they prepare nothing: mysql2's query() sends text).
+ */
+export async function preparedStatements(server, ours) {
+  const connection = await mysql.createConnection({ uri: server.href });
+  try {
+    const [[status]] = await connection.query("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'");
+    const [[{ others }]] = await connection.query(
+      `SELECT COUNT(*) AS others FROM information_schema.PROCESSLIST
+        WHERE ID <> CONNECTION_ID() AND USER <> 'system user' AND (DB IS NULL OR DB <> ?)`,
+      [ours ?? ''],
+    );
+    return { count: Number(status.Value), others: Number(others) };
+  } finally {
+    await connection.end();
+  }
+}
+
+/** One line on the prepared statements: `readings` is [[label, {count, others}], …]. */
+export function preparedStatementsLine(readings, instances, bound = 256 * instances) {
+  const worst = Math.max(...readings.map(([, r]) => r.count));
+  const others = Math.max(...readings.map(([, r]) => r.others));
+  return (
+    `Prepared statements on the MariaDB server (\`Prepared_stmt_count\`): ${readings.map(([label, r]) => `${label} ${r.count}`).join('; ')}` +
+    `; bound ${bound} (256 per instance × ${instances}): ${worst <= bound ? 'within' : 'OVER'}.` +
+    (others > 0 ? ` Other clients were connected to the server (up to ${others}): the count includes theirs.` : '')
+  );
 }

@@ -11,6 +11,10 @@
 //   ceiling  the same receiver and proxy driven by a plain Node client that signs
 //       (standardwebhooks) and posts with keep-alive (undici), as fast as it can: our sustained
 //       rate as a fraction of it.
+//   prepared statements  MariaDB's Prepared_stmt_count before W7's server starts and after each
+//       rate, while it runs (docs/api.md 9: at most 256 per instance however long it runs; the
+//       count is the whole server's, so it is the service's own only when no one else is
+//       connected, which the line under W7's table says).
 //
 // Environment (defaults in brackets): BENCH_DATABASE_URL [mysql://root@127.0.0.1:3306],
 // BENCH_PORT [3000], BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds, W6 and the ceiling),
@@ -48,6 +52,8 @@ import {
   now,
   offer,
   percentile,
+  preparedStatements,
+  preparedStatementsLine,
   RECEIVER_HOST,
   sleep,
   startReceiver,
@@ -105,9 +111,11 @@ async function w6(config, secretKey, dns, receiver) {
 
 async function w7(config, secretKey, dns, receiver) {
   const organizations = Array.from({ length: config.w7Webhooks }, (_, i) => ({ [`w7-${i}`]: `https://${RECEIVER_HOST}/w7-${i}` }));
+  const results = [];
+  // Before W7's server starts (W6's has stopped): what the rest of the MariaDB server holds.
+  results.prepared = [['before W7', await preparedStatements(config.mariadb)]];
   const service = await startService(config, secretKey, dns, receiver, { organizations });
   const peakRss = sampleRss(service.servers[0].child.pid);
-  const results = [];
   try {
     // Warm-up, thrown away: JIT, connection pools, the kept-alive tunnels.
     log(`W7 warm-up: ${config.rates[0]} events/s for ${config.warmup} s`);
@@ -135,6 +143,7 @@ async function w7(config, secretKey, dns, receiver) {
         cpuPercent: (100 * cpuMs) / (windowEnd - windowStart),
         cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
       });
+      results.prepared.push([`after ${rate}/s`, await service.preparedStatements()]);
       const r = results.at(-1);
       log(
         `W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`,
@@ -218,6 +227,8 @@ function report(config, w6Result, w7Results, ceilingResult) {
   out(
     `W7 sustained: ${sustained === 0 ? 'none of the offered rates' : `${sustained} deliveries/s`} (every one 2xx and delivered while offered, at least 0.95 of the rate); most delivered: ${fixed(peak.deliveredPerSecond, 0)}/s (at ${peak.rate}/s offered); ceiling (plain client, same receiver and proxy): ${fixed(ceilingResult.rps, 0)}/s; most delivered / ceiling ${fixed(peak.deliveredPerSecond / ceilingResult.rps, 2)}. W7 server peak RSS ${fixed(mb(w7Results.peakRssKb), 1)} MB.`,
   );
+  out();
+  out(preparedStatementsLine(w7Results.prepared, 1));
   out();
 }
 

@@ -1,8 +1,9 @@
 // What the benchmark scripts share (run.mjs: W1-W5 and cold starts; delivery.mjs: W6-W7;
-// ab.mjs: the A/B comparison): configuration from the environment, cleanup of everything
-// started, MariaDB databases, the built service's processes (server and CLI, launched as
-// production launches them), a plain HTTP client, the DNS server process, the load generators
-// (wrk and autocannon), and /proc readings of a process's memory and CPU.
+// isolation.mjs: W8, W9, W11; throughput.mjs: W10; burst.mjs: W12; ab.mjs: the A/B comparison):
+// configuration from the environment, cleanup of everything started, MariaDB databases, the
+// built service's processes (server and CLI, launched as production launches them), a plain HTTP
+// client, the DNS server process, the load generators (wrk and autocannon), and /proc readings of
+// a process's memory and CPU.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
@@ -269,17 +270,42 @@ export async function waitForHealth(server, timeoutMs = 60_000) {
 
 /** The DNS server of bench/dns-server.mjs, in its own process; resolves to its ip:port. */
 export async function startDns() {
+  return (await startControlledDns()).address;
+}
+
+/**
+ * The same, with its controls (bench/dns-server.mjs): `stall()` and `resume()` the names of its
+ * STALL_ZONE; `stalled()` resolves to the queries it has left unanswered.
+ */
+export async function startControlledDns() {
   const child = spawnTracked(process.execPath, [join(ROOT, 'bench', 'dns-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) resolve(stdout.trim());
-    });
-    child.once('exit', (code) => reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`)));
+  // Its stdout, a line at a time: the address first, then one line per `count`.
+  const waiting = [];
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const lines = (stdout + chunk).split('\n');
+    stdout = lines.pop();
+    for (const line of lines) waiting.shift()?.resolve(line.trim());
   });
+  const nextLine = () => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  child.once('exit', (code) => {
+    for (const { reject } of waiting.splice(0)) reject(new BenchError(`bench/dns-server.mjs exited (${code}): ${stderr.trim()}`));
+  });
+  const address = await nextLine();
+  child.stdin.on('error', () => undefined); // it exited: reported by the next `stalled()`
+  const send = (line) => child.stdin.write(`${line}\n`);
+  return {
+    address,
+    stall: () => send('stall'),
+    resume: () => send('resume'),
+    stalled: async () => {
+      const line = nextLine();
+      send('count');
+      return JSON.parse(await line).stalled;
+    },
+  };
 }
 
 // ---- load generators ----------------------------------------------------------------------
@@ -396,5 +422,25 @@ export function cpuTicks(pid) {
     return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
   } catch {
     return 0;
+  }
+}
+
+/**
+ * The whole machine's CPU time in ticks, busy and in all (every core; /proc/stat's first line):
+ * whether a run had the CPUs to itself, or the servers, MariaDB and the load generator (or
+ * someone else) saturated them.
+ */
+export function machineTicks() {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy, total: busy + idle + iowait };
+  } catch {
+    return { busy: NaN, total: NaN };
   }
 }

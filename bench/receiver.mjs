@@ -1,13 +1,26 @@
-// The receiving end of the delivery benchmarks (delivery.mjs: W7; isolation.mjs: W8, W9), in its
-// own process so that it never waits behind the load generator: an HTTPS receiver on loopback
-// with the tests' certificate (*.example.com) and an HTTP CONNECT proxy that maps the public
-// address the bench DNS server answers to it, as the delivery tests do. It records when each
-// webhook-id arrived. Two bad receivers for W8 and W9: requests under /slow/ are answered after
-// SLOW_MS, and port 8443 of the public address is a blackhole (TCP accepted, never a byte back).
+// The receiving end of the delivery benchmarks (delivery.mjs: W7; throughput.mjs: W10;
+// isolation.mjs: W8, W9, W11; burst.mjs: W12), in its own process so that it never waits behind
+// the load generator: an HTTPS receiver on loopback with the tests' certificate (*.example.com)
+// and an HTTP CONNECT proxy that maps the public address the bench DNS server answers to it, as
+// the delivery tests do. It records when each webhook-id arrived.
+//
+// Paths and ports of the public address:
+//   /slow/…             answered after SLOW_MS (W8); not recorded as an arrival
+//   /delay/<ms>/…       recorded as an arrival when the request has been read, then answered
+//                       after <ms> (W10, W11's backlog): a receiver that is slow but healthy.
+//                       The arrival is when the request arrived, not when it was answered, so
+//                       202→arrival measures the service's queueing, not the receiver's 250 ms
+//   anything else       recorded and answered 204 at once
+//   port 8443           a blackhole: TCP accepted, never a byte back (W9)
+//   port 8444           refused: the proxy's upstream is a closed local port, so the CONNECT
+//                       gets 502 as from an egress proxy whose upstream refused (W11)
 //
 // Prints {"proxyUrl","receiverPort"} on stdout; answers IPC messages:
 //   {cmd:'arrivals'} -> {arrivals: [[webhook-id, epoch ms], ...]}   {cmd:'reset'}
-//   {cmd:'bad'} -> {slowRequests, blackholeConnections}: what the bad receivers saw since the last reset
+//   {cmd:'distinct'} -> {distinct, lastAt}: distinct (webhook-id, path) pairs that arrived and the
+//                       time of the last new one (W12: one event goes to many webhooks, one id)
+//   {cmd:'bad'} -> {slowRequests, blackholeConnections, refusedConnections, delayedRequests,
+//                   delayedPeakInFlight}: what the bad and the delayed receivers saw since the last reset
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -20,12 +33,31 @@ const TLS = join(fileURLToPath(new URL('..', import.meta.url)), 'test', 'support
 /** bench/dns-server.mjs answers this for every name of its zone. */
 const PUBLIC_A = '93.184.216.34';
 const BLACKHOLE_PORT = 8443;
+const REFUSED_PORT = 8444;
 const SLOW_MS = 10_000;
+const DELAY = /^\/delay\/(\d{1,6})\//;
 
 const now = () => performance.timeOrigin + performance.now();
 let arrivals = [];
+let distinct = new Set();
+let lastAt = 0;
 let slowRequests = 0;
 let blackholeConnections = 0;
+let refusedConnections = 0;
+let delayedRequests = 0;
+let delayedInFlight = 0;
+let delayedPeakInFlight = 0;
+
+function arrived(req) {
+  const id = req.headers['webhook-id'];
+  const at = now();
+  arrivals.push([id, at]);
+  const key = `${id} ${req.url}`;
+  if (!distinct.has(key)) {
+    distinct.add(key);
+    lastAt = at;
+  }
+}
 
 const receiver = https.createServer(
   { key: readFileSync(join(TLS, 'receiver.key')), cert: readFileSync(join(TLS, 'receiver.pem')) },
@@ -37,8 +69,15 @@ const receiver = https.createServer(
         setTimeout(() => res.writeHead(204).end(), SLOW_MS);
         return;
       }
-      arrivals.push([req.headers['webhook-id'], now()]);
-      res.writeHead(204).end();
+      arrived(req);
+      const delay = DELAY.exec(req.url);
+      if (delay === null) return res.writeHead(204).end();
+      delayedRequests++;
+      delayedPeakInFlight = Math.max(delayedPeakInFlight, ++delayedInFlight);
+      setTimeout(() => {
+        delayedInFlight--;
+        res.writeHead(204).end();
+      }, Number(delay[1]));
     });
   },
 );
@@ -56,29 +95,51 @@ const blackhole = net.createServer((socket) => {
 });
 await new Promise((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
 
-const upstreams = { [`${PUBLIC_A}:443`]: receiverPort, [`${PUBLIC_A}:${BLACKHOLE_PORT}`]: blackhole.address().port };
+// A port nothing listens on (taken, then released): every connection to it is refused.
+const closed = net.createServer();
+await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
+const closedPort = closed.address().port;
+await new Promise((resolve) => closed.close(resolve));
+
+const upstreams = {
+  [`${PUBLIC_A}:443`]: receiverPort,
+  [`${PUBLIC_A}:${BLACKHOLE_PORT}`]: blackhole.address().port,
+  [`${PUBLIC_A}:${REFUSED_PORT}`]: closedPort,
+};
 const proxy = http.createServer((_req, res) => res.writeHead(405).end());
 proxy.on('connect', (req, client, head) => {
   const port = upstreams[req.url];
   if (port === undefined) return client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  if (port === closedPort) refusedConnections++;
+  let established = false;
   const upstream = net.connect(port, '127.0.0.1', () => {
+    established = true;
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
   });
-  upstream.on('error', () => client.destroy());
+  // Upstream refused before the tunnel was up: 502, as an egress proxy answers; after, the tunnel just ends.
+  upstream.on('error', () => (established ? client.destroy() : client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n')));
   client.on('error', () => upstream.destroy());
 });
 await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 
 process.on('message', (message) => {
   if (message.cmd === 'arrivals') process.send({ arrivals });
-  if (message.cmd === 'bad') process.send({ slowRequests, blackholeConnections });
+  if (message.cmd === 'distinct') process.send({ distinct: distinct.size, lastAt });
+  if (message.cmd === 'bad') {
+    process.send({ slowRequests, blackholeConnections, refusedConnections, delayedRequests, delayedPeakInFlight });
+  }
   if (message.cmd === 'reset') {
     arrivals = [];
+    distinct = new Set();
+    lastAt = 0;
     slowRequests = 0;
     blackholeConnections = 0;
+    refusedConnections = 0;
+    delayedRequests = 0;
+    delayedPeakInFlight = delayedInFlight; // requests still held count from here
   }
 });
 process.on('disconnect', () => process.exit(0));
