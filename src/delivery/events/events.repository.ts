@@ -89,9 +89,12 @@ function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): 
   ];
 }
 
+const INSERT_EVENTS =
+  'INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES';
+const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?)';
+
 const insertEvent = (event: NewEvent): { sql: string; params: SqlValue[] } => ({
-  sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  sql: `${INSERT_EVENTS} ${EVENT_VALUES}`,
   params: [
     event.id,
     event.organizationId,
@@ -148,35 +151,46 @@ export class EventsRepository {
   /**
    * A group of events in one transaction (ingest's connection is at READ COMMITTED: the
    * fan-out's SELECT reads without locks, so it takes no gap lock that would hold off the
-   * dispatcher). Each organization's source row is locked in share mode first, in id order, so
-   * that a webhook write (which locks it exclusively) is wholly before or after the group:
-   * no delivery is inserted for a webhook a concurrent delete is removing.
+   * dispatcher): the organizations' source rows locked in share mode first, in id order, so
+   * that a webhook write (which locks it exclusively) is wholly before or after the group and
+   * no delivery is inserted for a webhook a concurrent delete is removing; the events in one
+   * INSERT; a fan-out per event; the deliveries handed over, read in one SELECT. A statement or
+   * two per event, sent in one round trip.
    */
   private async writeGroup(group: readonly Ingested[]): Promise<InsertedEvent[]> {
     const organizations = [...new Set(group.map(({ event }) => event.organizationId))].sort((a, b) => a - b);
-    const statements: ScriptStatement[] = organizations.map((organizationId) => ({
-      sql: `SELECT id FROM webhook_sources WHERE organization_id = ?${this.db.dialect.forShare}`,
-      params: [organizationId],
-      rows: true,
-    }));
-    for (const { event, fanOut } of group) {
-      statements.push(insertEvent(event), { sql: fanOutSql(fanOut), params: fanOutParams(event, fanOut) });
-      if (fanOut.handoff) {
-        statements.push({
-          sql: 'SELECT id, webhook_id AS webhookId FROM deliveries WHERE event_id = ? AND claim_token = ?',
-          params: [event.id, fanOut.handoff.token],
-          rows: true,
-        });
-      }
+    const events = group.map(({ event }) => insertEvent(event));
+    const handedOver = group.filter(({ fanOut }) => fanOut.handoff !== undefined);
+    const statements: ScriptStatement[] = [
+      {
+        sql: `SELECT id FROM webhook_sources WHERE organization_id IN (${placeholders(organizations.length)}) ORDER BY organization_id${this.db.dialect.forShare}`,
+        params: organizations,
+        rows: true,
+      },
+      { sql: `${INSERT_EVENTS} ${events.map(() => EVENT_VALUES).join(', ')}`, params: events.flatMap(({ params }) => params) },
+      ...group.map(({ event, fanOut }) => ({ sql: fanOutSql(fanOut), params: fanOutParams(event, fanOut) })),
+    ];
+    if (handedOver.length > 0) {
+      // One instance's handoffs share its token: the deliveries handed over of the whole group in one read.
+      statements.push({
+        sql: `SELECT id, webhook_id AS webhookId, event_id AS eventId FROM deliveries
+               WHERE claim_token = ? AND event_id IN (${placeholders(handedOver.length)})`,
+        params: [handedOver[0].fanOut.handoff!.token, ...handedOver.map(({ event }) => event.id)],
+        rows: true,
+      });
     }
-    const results = (await this.ingestDb.atomically(statements)).slice(organizations.length);
-    return group.map(({ fanOut }) => {
-      const [, deliveries, handed] = results.splice(0, fanOut.handoff ? 3 : 2);
-      return {
-        deliveries: deliveries as number,
-        handed: ((handed as Row[] | undefined) ?? []).map((row) => ({ id: Number(row.id), webhookId: Number(row.webhookId) })),
-      };
-    });
+    const results = await this.ingestDb.atomically(statements);
+    const handed = (results.length > 2 + group.length ? (results.at(-1) as Row[]) : []).map((row) => ({
+      id: Number(row.id),
+      webhookId: Number(row.webhookId),
+      eventId: String(row.eventId),
+    }));
+    return group.map(({ event, fanOut }, i) => ({
+      deliveries: results[2 + i] as number,
+      handed: fanOut.handoff
+        ? handed.filter((delivery) => delivery.eventId === event.id).map(({ id, webhookId }) => ({ id, webhookId }))
+        : [],
+    }));
   }
 
   /**
