@@ -44,10 +44,10 @@ const ENABLED = WebhookSql.enabled;
 const HANDED_OVER = `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breaker_open_until IS NULL`;
 
 /**
- * The fan-out's INSERT … SELECT: one delivery per webhook of the organization, pending and due
- * now, or failed at once for a disabled webhook (docs/api.md 10.10); with a handoff, those
- * the dispatcher may take at once are inserted claimed by it (due again at the lease's end).
- * Its parameters: fanOutParams.
+ * The fan-out's INSERT … SELECT: one delivery per webhook of the organization that takes the
+ * event's type (docs/api.md 10.13), pending and due now, or failed at once for a disabled
+ * webhook (docs/api.md 10.10); with a handoff, those the dispatcher may take at once are
+ * inserted claimed by it (due again at the lease's end). Its parameters: fanOutParams.
  */
 function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   const due = handoff ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${HANDED_OVER} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
@@ -55,7 +55,7 @@ function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   return `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
       FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
-     WHERE ${WebhookSql.organization} = ?${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
+     WHERE ${WebhookSql.organization} = ? AND ${WebhookSql.takes}${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
 }
 
 function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): SqlValue[] {
@@ -68,6 +68,7 @@ function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): 
     ...(handoff ? [handoff.token] : []),
     at,
     event.organizationId,
+    ...WebhookSql.takesParams(event.type),
     ...(onlyEnabledExcept === undefined ? [] : [onlyEnabledExcept]),
   ];
 }

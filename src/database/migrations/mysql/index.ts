@@ -7,6 +7,7 @@ import { AuditTrail1795900000000 } from './1795900000000-audit-trail';
 import { FairDelivery1796000000000 } from './1796000000000-fair-delivery';
 import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-scopes';
 import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
+import { WebhookSubscriptionsAndHeaders1796400000000 } from './1796400000000-webhook-subscriptions-and-headers';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const mysqlMigrations = (secrets: SecretBox) => [
@@ -18,4 +19,5 @@ export const mysqlMigrations = (secrets: SecretBox) => [
   FairDelivery1796000000000,
   PlatformKeyScopes1796100000000,
   BinaryIdempotencyKeys1796200000000,
+  WebhookSubscriptionsAndHeaders1796400000000,
 ];
