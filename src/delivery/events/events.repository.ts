@@ -52,8 +52,8 @@ const HANDED_OVER = `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breake
 function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   const due = handoff ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${HANDED_OVER} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
   const token = handoff ? `CASE WHEN ${HANDED_OVER} THEN ? END` : 'NULL';
-  return `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
+  return `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
       FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
      WHERE ${WebhookSql.organization} = ? AND ${WebhookSql.takes}${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
 }
@@ -64,6 +64,7 @@ function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): 
   return [
     event.id,
     event.organizationId,
+    event.type,
     ...due,
     ...(handoff ? [handoff.token] : []),
     at,
@@ -142,9 +143,9 @@ export class EventsRepository {
         at,
       ]);
       const deliveryId = await tx.insert(
-        `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
-        [event.id, event.organizationId, webhookId, at, at],
+        `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+        [event.id, event.organizationId, event.type, webhookId, at, at],
       );
       await this.audit.record(tx, change, event.createdAt);
       return deliveryId;

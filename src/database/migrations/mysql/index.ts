@@ -8,6 +8,7 @@ import { FairDelivery1796000000000 } from './1796000000000-fair-delivery';
 import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-scopes';
 import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
 import { WebhookSubscriptionsAndHeaders1796400000000 } from './1796400000000-webhook-subscriptions-and-headers';
+import { DeliveryLogFilters1796410000000 } from './1796410000000-delivery-log-filters';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const mysqlMigrations = (secrets: SecretBox) => [
@@ -20,4 +21,5 @@ export const mysqlMigrations = (secrets: SecretBox) => [
   PlatformKeyScopes1796100000000,
   BinaryIdempotencyKeys1796200000000,
   WebhookSubscriptionsAndHeaders1796400000000,
+  DeliveryLogFilters1796410000000,
 ];
