@@ -261,6 +261,22 @@ export class DeliveryQueue {
   }
 
   /**
+   * docs/api.md 10.7, 10.14: deliveries sent again, in the caller's transaction (a replay, a
+   * recovery's batch): a succeeded or failed one is pending again, due `now`, and a pending one
+   * that no instance holds is brought forward; either way the retry schedule starts again after
+   * the attempts already made. A cancelled one, or one in flight, is left as it is. The one
+   * statement that brings a delivery back to the queue.
+   */
+  async requeue(tx: SqlExecutor, ids: readonly number[], now: Date): Promise<number> {
+    if (ids.length === 0) return 0;
+    return tx.execute(
+      `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
+        WHERE id IN (${list(ids.length)}) AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
+      [sqlTimestamp(now), ...ids],
+    );
+  }
+
+  /**
    * docs/api.md 10.10: a disabled webhook's pending deliveries are failed, without a further
    * attempt (`lastAttempt` null; the attempt log keeps what was tried), in the disabling
    * transaction; a replay after it is enabled sends them again.

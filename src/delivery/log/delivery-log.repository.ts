@@ -5,6 +5,7 @@ import { Database } from '../../database/database';
 import type { SqlValue } from '../../database/sql-executor';
 import { SqlDialect, sqlTimestamp } from '../../database/sql-dialect';
 import type { DeliveryState } from '../delivery.model';
+import { DeliveryQueue } from '../dispatch/delivery-queue';
 
 // The Database executor: a page of the log is one indexed range scan in the log's order, whatever
 // its filters (ix_deliveries_webhook_created, or the index of the state and type filters given,
@@ -96,6 +97,7 @@ export class DeliveryLogRepository {
   constructor(
     private readonly db: Database,
     private readonly audit: AuditRepository,
+    private readonly queue: DeliveryQueue,
   ) {}
 
   /** Up to `limit` deliveries of the webhook that pass the filters, newest first, after `after` when given. */
@@ -145,11 +147,7 @@ export class DeliveryLogRepository {
         [id, webhook.id],
       );
       if (row === undefined || row.state === 'cancelled') return row?.state;
-      await tx.execute(
-        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts
-          WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
-        [sqlTimestamp(now), id],
-      );
+      await this.queue.requeue(tx, [id], now);
       await this.audit.record(
         tx,
         {

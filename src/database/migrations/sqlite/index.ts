@@ -9,6 +9,7 @@ import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-sco
 import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
 import { WebhookSubscriptionsAndHeaders1796400000000 } from './1796400000000-webhook-subscriptions-and-headers';
 import { DeliveryLogFilters1796410000000 } from './1796410000000-delivery-log-filters';
+import { DeliveryRecovery1796420000000 } from './1796420000000-delivery-recovery';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const sqliteMigrations = (secrets: SecretBox) => [
@@ -22,4 +23,5 @@ export const sqliteMigrations = (secrets: SecretBox) => [
   BinaryIdempotencyKeys1796200000000,
   WebhookSubscriptionsAndHeaders1796400000000,
   DeliveryLogFilters1796410000000,
+  DeliveryRecovery1796420000000,
 ];

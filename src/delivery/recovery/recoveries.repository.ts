@@ -1,0 +1,232 @@
+import { Injectable } from '@nestjs/common';
+import type { AuditChange } from '../../audit/audit.model';
+import { AuditRepository } from '../../audit/audit.repository';
+import { Database } from '../../database/database';
+import { isUniqueViolation } from '../../database/database-errors';
+import type { SqlExecutor } from '../../database/sql-executor';
+import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { WebhookSql } from '../../webhooks/webhook-sql';
+import { DeliveryQueue } from '../dispatch/delivery-queue';
+import type { RecoveryWindow } from './recovery-window';
+
+// The Database executor: a recovery is counted and recorded in one short transaction, then
+// worked a batch at a time, each batch one short transaction reading one range of
+// ix_deliveries_webhook_state_created (docs/api.md 10.14).
+
+/** A recovery about to be recorded. */
+export interface NewRecovery {
+  readonly webhookId: number;
+  readonly idempotencyKey: string | undefined;
+  readonly requestHash: string;
+  readonly window: RecoveryWindow;
+  readonly requestedAt: Date;
+}
+
+/** A recovery found under an idempotency key. */
+export interface KeyedRecovery {
+  readonly id: number;
+  readonly requestHash: string;
+  readonly deliveries: number;
+  readonly requestedAt: Date;
+}
+
+/** Where a recovery has got to: the creation time (ms) and id of the last delivery it made pending. */
+export type RecoveryPosition = readonly [createdAtMs: number, id: number];
+
+/** A recovery this instance holds the claim of, with what its batches need. */
+export interface ClaimedRecovery {
+  readonly id: number;
+  readonly webhookId: number;
+  readonly window: RecoveryWindow;
+  readonly requestedAt: Date;
+  readonly after: RecoveryPosition | undefined;
+}
+
+/** What one batch did: how many deliveries it made pending, and whether the recovery goes on (and from where). */
+export type BatchOutcome =
+  | { readonly state: 'more'; readonly recovered: number; readonly after: RecoveryPosition }
+  | { readonly state: 'done'; readonly recovered: number }
+  | { readonly state: 'lost' };
+
+const FAILED_IN_WINDOW = "webhook_id = ? AND state = 'failed' AND created_at >= ? AND created_at < ?";
+const INDEX = 'ix_deliveries_webhook_state_created';
+
+@Injectable()
+export class RecoveriesRepository {
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditRepository,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  /**
+   * Counts the webhook's failed deliveries in the window (one range of the index, however many)
+   * and records the recovery with that count and its audit entry, and what `alsoRecord` writes,
+   * in one transaction: the count is the answer's. A recovery of none is done at once.
+   * 'duplicate' when its idempotency key is taken (a race: the other request recorded first).
+   */
+  start(
+    recovery: NewRecovery,
+    change: AuditChange,
+    alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
+  ): Promise<{ deliveries: number } | 'duplicate'> {
+    const { webhookId, idempotencyKey, requestHash, window, requestedAt } = recovery;
+    const at = sqlTimestamp(requestedAt);
+    return this.db
+      .transaction(async (tx) => {
+        const [row] = await tx.select<{ failed: unknown }>(
+          `SELECT COUNT(*) AS failed FROM deliveries${this.db.dialect.indexedBy(INDEX)} WHERE ${FAILED_IN_WINDOW}`,
+          [webhookId, sqlTimestamp(window.since), sqlTimestamp(window.until)],
+        );
+        const deliveries = Number(row.failed);
+        await tx.execute(
+          `INSERT INTO delivery_recoveries (webhook_id, idempotency_key, request_hash, since, until, requested_at, deliveries, done_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            webhookId,
+            idempotencyKey ?? null,
+            requestHash,
+            sqlTimestamp(window.since),
+            sqlTimestamp(window.until),
+            at,
+            deliveries,
+            deliveries === 0 ? at : null,
+          ],
+        );
+        await this.audit.record(tx, change, requestedAt);
+        await alsoRecord?.(tx, requestedAt);
+        return { deliveries };
+      })
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error)) return 'duplicate' as const;
+        throw error;
+      });
+  }
+
+  async findByIdempotencyKey(webhookId: number, key: string): Promise<KeyedRecovery | undefined> {
+    const [row] = await this.db.select<{ id: number; requestHash: string; deliveries: number; requestedAt: Date | string }>(
+      `SELECT id, request_hash AS requestHash, deliveries, requested_at AS requestedAt
+         FROM delivery_recoveries WHERE webhook_id = ? AND idempotency_key = ?`,
+      [webhookId, key],
+    );
+    return (
+      row && { id: Number(row.id), requestHash: row.requestHash, deliveries: Number(row.deliveries), requestedAt: dateOf(row.requestedAt) }
+    );
+  }
+
+  /** Frees an expired idempotency key (older than its window) for a new recovery. */
+  async forgetIdempotencyKey(id: number): Promise<void> {
+    await this.db.execute('UPDATE delivery_recoveries SET idempotency_key = NULL WHERE id = ?', [id]);
+  }
+
+  /**
+   * Claims the oldest recovery that is not done and that no live claim holds, until `leaseUntil`:
+   * undefined when there is none, or when another instance claimed it first.
+   */
+  async claimNext(token: string, now: Date, leaseUntil: Date): Promise<ClaimedRecovery | undefined> {
+    const open = 'done_at IS NULL AND (claimed_until IS NULL OR claimed_until < ?)';
+    const [next] = await this.db.select<{ id: number }>(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
+      sqlTimestamp(now),
+    ]);
+    if (next === undefined) return undefined;
+    const claimed = await this.db.execute(`UPDATE delivery_recoveries SET claim_token = ?, claimed_until = ? WHERE id = ? AND ${open}`, [
+      token,
+      sqlTimestamp(leaseUntil),
+      next.id,
+      sqlTimestamp(now),
+    ]);
+    if (claimed !== 1) return undefined;
+    const [row] = await this.db.select<Record<string, unknown>>(
+      `SELECT id, webhook_id AS webhookId, since, until, requested_at AS requestedAt, after_created_at AS afterCreatedAt, after_id AS afterId
+         FROM delivery_recoveries WHERE id = ?`,
+      [next.id],
+    );
+    const time = (value: unknown) => dateOf(value as Date | string);
+    return {
+      id: Number(row.id),
+      webhookId: Number(row.webhookId),
+      window: { since: time(row.since), until: time(row.until) },
+      requestedAt: time(row.requestedAt),
+      after: row.afterId === null ? undefined : [time(row.afterCreatedAt).getTime(), Number(row.afterId)],
+    };
+  }
+
+  /**
+   * One batch of a claimed recovery, in one short transaction: up to `size` of the webhook's
+   * deliveries in the window, after the position reached, that were failed when the recovery was
+   * asked for (not those that failed since, whose last attempt is newer), are sent again through
+   * the one statement that requeues a delivery; the position and the claim's lease move on with
+   * them. Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a
+   * recovery after enabling it sends the rest). 'lost' when the claim is no longer this one's.
+   * The webhook is read with a shared lock, as the fan-out does: a disabling is wholly before or
+   * after the batch, so no delivery is left pending on a disabled webhook.
+   */
+  recoverBatch(recovery: ClaimedRecovery, after: RecoveryPosition | undefined, token: string, now: Date, leaseUntil: Date, size: number) {
+    const { dialect } = this.db;
+    return this.db.transaction(async (tx): Promise<BatchOutcome> => {
+      const [mine] = await tx.select(
+        `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${dialect.forUpdate}`,
+        [recovery.id, token],
+      );
+      if (mine === undefined) return { state: 'lost' };
+      const [enabled] = await tx.select(
+        `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
+        [recovery.webhookId],
+      );
+      const position = after && sqlTimestamp(new Date(after[0]));
+      const rows =
+        enabled === undefined
+          ? []
+          : await tx.select<{ id: number; createdAt: Date | string }>(
+              `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
+                WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
+                  AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
+                ORDER BY created_at, id LIMIT ${Math.floor(size)}${dialect.forUpdate}`,
+              [
+                recovery.webhookId,
+                sqlTimestamp(recovery.window.since),
+                sqlTimestamp(recovery.window.until),
+                ...(after ? [position!, position!, after[1]] : []),
+                sqlTimestamp(recovery.requestedAt),
+              ],
+            );
+      const recovered = await this.queue.requeue(
+        tx,
+        rows.map((row) => Number(row.id)),
+        now,
+      );
+      const last = rows[rows.length - 1];
+      const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
+      const done = rows.length < size;
+      await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
+        reached ? sqlTimestamp(new Date(reached[0])) : null,
+        reached?.[1] ?? null,
+        sqlTimestamp(leaseUntil),
+        done ? sqlTimestamp(now) : null,
+        recovery.id,
+      ]);
+      return done ? { state: 'done', recovered } : { state: 'more', recovered, after: reached! };
+    });
+  }
+
+  /** Gives a claim back (shutdown): another instance goes on from where this one stopped. */
+  async release(id: number, token: string): Promise<void> {
+    await this.db.execute('UPDATE delivery_recoveries SET claim_token = NULL, claimed_until = NULL WHERE id = ? AND claim_token = ?', [
+      id,
+      token,
+    ]);
+  }
+
+  /** Retention: deletes up to `batch` recoveries done before `before`; how many went. */
+  async pruneBatch(before: Date, batch: number): Promise<number> {
+    const rows = await this.db.select<{ id: number }>(
+      `SELECT id FROM delivery_recoveries WHERE done_at < ? ORDER BY done_at LIMIT ${batch}`,
+      [sqlTimestamp(before)],
+    );
+    if (rows.length === 0) return 0;
+    return this.db.execute(
+      `DELETE FROM delivery_recoveries WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      rows.map((row) => row.id),
+    );
+  }
+}
