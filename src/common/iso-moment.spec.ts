@@ -12,6 +12,7 @@ describe('parseIsoMoment', () => {
     ['a leap day', '2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
     ['a one-digit fraction', '2026-01-15T09:30:00.5Z', '2026-01-15T09:30:00.500Z'],
     ['microseconds on a millisecond', '2026-01-15T09:30:00.123000Z', '2026-01-15T09:30:00.123Z'],
+    ['a date alone, its midnight UTC', '2026-01-15', '2026-01-15T00:00:00.000Z'],
   ])('reads %s', (_, text, iso) => {
     expect(parseIsoMoment(text)?.toISOString()).toBe(iso);
   });
@@ -23,7 +24,8 @@ describe('parseIsoMoment', () => {
 
   it.each([
     ['a local time (no offset)', '2026-01-15T09:30:00'],
-    ['a date alone', '2026-01-15'],
+    ['a date with a time zone alone', '2026-01-15Z'],
+    ['a date with a T alone', '2026-01-15T'],
     ['a space for the T', '2026-01-15 09:30:00Z'],
     ['month 13', '2026-13-01T00:00:00Z'],
     ['February 30', '2026-02-30T00:00:00Z'],

@@ -3,7 +3,7 @@ import { thrownBy } from '../../../test/support/unit/domain-errors';
 import { parseRecoveryRequest, recoveryRequestHash, recoveryWindowOf } from './recovery-window';
 
 const badRequest = (...message: string[]) => ({ status: 400, body: { code: 'bad request', message } });
-const MOMENT_RULE = 'must be an ISO 8601 date and time with Z or an offset, such as 2026-01-15T09:30:00Z';
+const MOMENT_RULE = 'must be an ISO 8601 date and time with Z or an offset, such as 2026-01-15T09:30:00Z, or a date (its midnight UTC)';
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const HOUR = 3600_000;
 const window = (since: Date, until?: Date) => recoveryWindowOf(until === undefined ? { since } : { since, until }, NOW, 30);

@@ -70,12 +70,12 @@ describe('QueryPipe with DeliveryLogQueryDto (docs/api.md 10.7)', () => {
 
   it.each([
     ['a local time', '2026-01-15T09:30:00'],
-    ['a date alone', '2026-01-15'],
+    ['a date and an hour alone', '2026-01-15T09'],
     ['a number', '1768469400'],
     ['February 30', '2026-02-30T00:00:00Z'],
     ['an empty value', ''],
   ])('refuses %s as since or until with 400 bad request', (_, moment) => {
-    const rule = 'must be an ISO 8601 date and time with Z or an offset, such as 2026-01-15T09:30:00Z';
+    const rule = 'must be an ISO 8601 date and time with Z or an offset, such as 2026-01-15T09:30:00Z, or a date (its midnight UTC)';
     expect(thrownBy(() => log({ since: moment }))).toEqual(badRequest(`since: ${rule}`));
     expect(thrownBy(() => log({ until: moment }))).toEqual(badRequest(`until: ${rule}`));
   });
