@@ -140,6 +140,41 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
     expect(Number(recovery.deliveries)).toBe(601);
   });
 
+  it('goes on from where a recovery stopped once the claim of an instance that died has run out, none recovered twice', async () => {
+    const { organizationId, path } = await failedWebhook(3);
+    const [first, second, third] = await rowsOf(organizationId);
+    const [{ webhookId }] = await t.dataSource.query('SELECT webhook_id AS webhookId FROM deliveries WHERE id = ?', [first.id]);
+    const [{ createdAt }] = await t.dataSource.query('SELECT created_at AS createdAt FROM deliveries WHERE id = ?', [first.id]);
+    // the first was recovered (and is pending again) before the instance died; its lease ended a second ago
+    await t.dataSource.query("UPDATE deliveries SET state = 'pending', next_attempt_at = ? WHERE id = ?", [
+      column(new Date(Date.now() + HOUR)),
+      first.id,
+    ]);
+    await t.dataSource.query(
+      `INSERT INTO delivery_recoveries (webhook_id, request_hash, since, until, requested_at, deliveries, after_created_at, after_id, claim_token, claimed_until)
+       VALUES (?, 'h', ?, ?, ?, 3, ?, ?, 'dead', ?)`,
+      [
+        webhookId,
+        column(new Date(Date.now() - 2 * HOUR)),
+        column(new Date()),
+        column(new Date()),
+        typeof createdAt === 'string' ? createdAt : column(createdAt),
+        first.id,
+        column(new Date(Date.now() - 1000)),
+      ],
+    );
+    receiver.on(path, { status: 200 });
+    const sentBefore = receiver.received.filter((r) => r.path === path).length;
+    await receiver.waitFor(path, sentBefore + 2);
+    await expect
+      .poll(async () => (await rowsOf(organizationId)).map((row) => [row.id, row.state, row.attempts]), { timeout: 10_000 })
+      .toEqual([
+        [first.id, 'pending', 2],
+        [second.id, 'succeeded', 3],
+        [third.id, 'succeeded', 3],
+      ]);
+  });
+
   it('answers a second recovery with the same Idempotency-Key as the first, recovering nothing more, also when they race', async () => {
     const { organizationId, cookie } = await failedWebhook(2);
     const body = { since: ago(2 * HOUR) };

@@ -120,13 +120,15 @@ export class RecoveriesRepository {
   }
 
   /**
-   * Claims the oldest recovery that is not done and that no live claim holds, until `leaseUntil`:
-   * undefined when there is none, or when another instance claimed it first.
+   * Claims the oldest recovery that is not done and that no live claim of another instance holds
+   * (this instance's own, left by a batch that failed, it takes again at once), until
+   * `leaseUntil`: undefined when there is none, or when another instance claimed it first.
    */
   async claimNext(token: string, now: Date, leaseUntil: Date): Promise<ClaimedRecovery | undefined> {
-    const open = 'done_at IS NULL AND (claimed_until IS NULL OR claimed_until < ?)';
+    const open = 'done_at IS NULL AND (claimed_until IS NULL OR claimed_until < ? OR claim_token = ?)';
     const [next] = await this.db.select<{ id: number }>(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
       sqlTimestamp(now),
+      token,
     ]);
     if (next === undefined) return undefined;
     const claimed = await this.db.execute(`UPDATE delivery_recoveries SET claim_token = ?, claimed_until = ? WHERE id = ? AND ${open}`, [
@@ -134,6 +136,7 @@ export class RecoveriesRepository {
       sqlTimestamp(leaseUntil),
       next.id,
       sqlTimestamp(now),
+      token,
     ]);
     if (claimed !== 1) return undefined;
     const [row] = await this.db.select<Record<string, unknown>>(
@@ -159,54 +162,58 @@ export class RecoveriesRepository {
    * them. Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a
    * recovery after enabling it sends the rest). 'lost' when the claim is no longer this one's.
    * The webhook is read with a shared lock, as the fan-out does: a disabling is wholly before or
-   * after the batch, so no delivery is left pending on a disabled webhook.
+   * after the batch, so no delivery is left pending on a disabled webhook. READ COMMITTED (MySQL):
+   * the range's locking read takes no gap locks that would hold back the fan-out's inserts.
    */
   recoverBatch(recovery: ClaimedRecovery, after: RecoveryPosition | undefined, token: string, now: Date, leaseUntil: Date, size: number) {
     const { dialect } = this.db;
-    return this.db.transaction(async (tx): Promise<BatchOutcome> => {
-      const [mine] = await tx.select(
-        `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${dialect.forUpdate}`,
-        [recovery.id, token],
-      );
-      if (mine === undefined) return { state: 'lost' };
-      const [enabled] = await tx.select(
-        `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
-        [recovery.webhookId],
-      );
-      const position = after && sqlTimestamp(new Date(after[0]));
-      const rows =
-        enabled === undefined
-          ? []
-          : await tx.select<{ id: number; createdAt: Date | string }>(
-              `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
+    return this.db.transaction(
+      async (tx): Promise<BatchOutcome> => {
+        const [mine] = await tx.select(
+          `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${dialect.forUpdate}`,
+          [recovery.id, token],
+        );
+        if (mine === undefined) return { state: 'lost' };
+        const [enabled] = await tx.select(
+          `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
+          [recovery.webhookId],
+        );
+        const position = after && sqlTimestamp(new Date(after[0]));
+        const rows =
+          enabled === undefined
+            ? []
+            : await tx.select<{ id: number; createdAt: Date | string }>(
+                `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
                 WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
                   AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
                 ORDER BY created_at, id LIMIT ${Math.floor(size)}${dialect.forUpdate}`,
-              [
-                recovery.webhookId,
-                sqlTimestamp(recovery.window.since),
-                sqlTimestamp(recovery.window.until),
-                ...(after ? [position!, position!, after[1]] : []),
-                sqlTimestamp(recovery.requestedAt),
-              ],
-            );
-      const recovered = await this.queue.requeue(
-        tx,
-        rows.map((row) => Number(row.id)),
-        now,
-      );
-      const last = rows[rows.length - 1];
-      const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
-      const done = rows.length < size;
-      await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
-        reached ? sqlTimestamp(new Date(reached[0])) : null,
-        reached?.[1] ?? null,
-        sqlTimestamp(leaseUntil),
-        done ? sqlTimestamp(now) : null,
-        recovery.id,
-      ]);
-      return done ? { state: 'done', recovered } : { state: 'more', recovered, after: reached! };
-    });
+                [
+                  recovery.webhookId,
+                  sqlTimestamp(recovery.window.since),
+                  sqlTimestamp(recovery.window.until),
+                  ...(after ? [position!, position!, after[1]] : []),
+                  sqlTimestamp(recovery.requestedAt),
+                ],
+              );
+        const recovered = await this.queue.requeue(
+          tx,
+          rows.map((row) => Number(row.id)),
+          now,
+        );
+        const last = rows[rows.length - 1];
+        const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
+        const done = rows.length < size;
+        await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
+          reached ? sqlTimestamp(new Date(reached[0])) : null,
+          reached?.[1] ?? null,
+          sqlTimestamp(leaseUntil),
+          done ? sqlTimestamp(now) : null,
+          recovery.id,
+        ]);
+        return done ? { state: 'done', recovered } : { state: 'more', recovered, after: reached! };
+      },
+      { readCommitted: true },
+    );
   }
 
   /** Gives a claim back (shutdown): another instance goes on from where this one stopped. */
