@@ -36,7 +36,7 @@ const REFUSED_PREFIXES = ['proxy-', 'webhook-'];
 
 const VALUE_RULE = `value must be 1 to ${MAX_HEADER_VALUE} visible ASCII characters or spaces, with no space first or last`;
 
-export const isRefusedHeaderName = (name: string): boolean => {
+const isRefusedHeaderName = (name: string): boolean => {
   const lower = name.toLowerCase();
   return REFUSED_NAMES.has(lower) || REFUSED_PREFIXES.some((prefix) => lower.startsWith(prefix));
 };

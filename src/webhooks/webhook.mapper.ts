@@ -24,9 +24,8 @@ export const URL_COLUMNS: readonly string[] = ['url', ...EVENT_FIELDS.map(column
 export const RATE_LIMIT_COLUMN = 'rate_limit';
 /** The event types a webhook takes (docs/api.md 10.13): the JSON array as sent; null: every type. */
 export const EVENT_TYPES_COLUMN = 'event_types';
-/** Its custom headers' names as sent (a JSON array, for reads), and the headers themselves sealed, with their key id (10.15). */
+/** Its custom headers' names as sent (docs/api.md 10.15): a JSON array, for reads; the headers are sealed apart (headerColumnsOf). */
 export const HEADER_NAMES_COLUMN = 'header_names';
-export const SEALED_HEADER_COLUMNS = ['headers', 'headers_key_id'] as const;
 
 const FIELD_OF_COLUMN: Readonly<Record<string, WebhookField>> = {
   ...Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field])),

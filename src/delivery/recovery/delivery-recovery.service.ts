@@ -60,6 +60,7 @@ export class DeliveryRecoveryService {
       { organizationId, actorUserId: actor?.userId ?? null, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
       alsoRecord,
     );
+    if (outcome === 'gone') throw Errors.notFound();
     if (outcome === 'duplicate') {
       const winner = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey!);
       if (winner === undefined) throw Errors.unavailable();

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuditChange } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import { Database } from '../../database/database';
-import { isUniqueViolation } from '../../database/database-errors';
+import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
 import type { SqlExecutor } from '../../database/sql-executor';
 import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
 import { WebhookSql } from '../../webhooks/webhook-sql';
@@ -63,13 +63,14 @@ export class RecoveriesRepository {
    * Counts the webhook's failed deliveries in the window (one range of the index, however many)
    * and records the recovery with that count and its audit entry, and what `alsoRecord` writes,
    * in one transaction: the count is the answer's. A recovery of none is done at once.
-   * 'duplicate' when its idempotency key is taken (a race: the other request recorded first).
+   * 'duplicate' when its idempotency key is taken (a race: the other request recorded first);
+   * 'gone' when the webhook was deleted meanwhile (its foreign key says so).
    */
   start(
     recovery: NewRecovery,
     change: AuditChange,
     alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
-  ): Promise<{ deliveries: number } | 'duplicate'> {
+  ): Promise<{ deliveries: number } | 'duplicate' | 'gone'> {
     const { webhookId, idempotencyKey, requestHash, window, requestedAt } = recovery;
     const at = sqlTimestamp(requestedAt);
     return this.db
@@ -99,6 +100,7 @@ export class RecoveriesRepository {
       })
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'duplicate' as const;
+        if (isForeignKeyViolation(error)) return 'gone' as const;
         throw error;
       });
   }
