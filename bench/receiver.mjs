@@ -4,10 +4,12 @@
 // address the bench DNS server answers to it, as the delivery tests do. It records when each
 // webhook-id arrived. Two bad receivers for W8 and W9: requests under /slow/ are answered after
 // SLOW_MS, and port 8443 of the public address is a blackhole (TCP accepted, never a byte back).
+// Requests under /bulk/ (W10's recovered backlog, bench/recovery.mjs) are answered at once and
+// only counted: their arrivals would swamp the others'.
 //
 // Prints {"proxyUrl","receiverPort"} on stdout; answers IPC messages:
 //   {cmd:'arrivals'} -> {arrivals: [[webhook-id, epoch ms], ...]}   {cmd:'reset'}
-//   {cmd:'bad'} -> {slowRequests, blackholeConnections}: what the bad receivers saw since the last reset
+//   {cmd:'bad'} -> {slowRequests, blackholeConnections, bulkRequests}: what the other receivers saw since the last reset
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -26,12 +28,18 @@ const now = () => performance.timeOrigin + performance.now();
 let arrivals = [];
 let slowRequests = 0;
 let blackholeConnections = 0;
+let bulkRequests = 0;
 
 const receiver = https.createServer(
   { key: readFileSync(join(TLS, 'receiver.key')), cert: readFileSync(join(TLS, 'receiver.pem')) },
   (req, res) => {
     req.resume();
     req.on('end', () => {
+      if (req.url.startsWith('/bulk/')) {
+        bulkRequests++;
+        res.writeHead(204).end();
+        return;
+      }
       if (req.url.startsWith('/slow/')) {
         slowRequests++;
         setTimeout(() => res.writeHead(204).end(), SLOW_MS);
@@ -74,11 +82,12 @@ await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 
 process.on('message', (message) => {
   if (message.cmd === 'arrivals') process.send({ arrivals });
-  if (message.cmd === 'bad') process.send({ slowRequests, blackholeConnections });
+  if (message.cmd === 'bad') process.send({ slowRequests, blackholeConnections, bulkRequests });
   if (message.cmd === 'reset') {
     arrivals = [];
     slowRequests = 0;
     blackholeConnections = 0;
+    bulkRequests = 0;
   }
 });
 process.on('disconnect', () => process.exit(0));
