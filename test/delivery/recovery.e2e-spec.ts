@@ -79,6 +79,9 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
 
     const res = await recover(cookie, { since: ago(2 * HOUR) });
     expect({ status: res.status, body: res.body }).toEqual({ status: 202, body: { deliveries: 2 } });
+    // a recovery of up to a batch is done when answered: nothing of it is failed any more
+    const answered = (await rowsOf(organizationId)).filter((row) => [inWindow.id, alsoInWindow.id].includes(row.id));
+    expect(answered.map((row) => row.state)).not.toContain('failed');
     await receiver.waitFor(path, sentBefore + 2);
     await expect
       .poll(async () => (await rowsOf(organizationId)).filter((row) => [inWindow.id, alsoInWindow.id].includes(row.id)), {

@@ -4,6 +4,7 @@ import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
 import type { SqlExecutor } from '../../database/sql-executor';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { DispatchSignal } from '../dispatch-signal';
 import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
 import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
 import { KeyedRecovery, RecoveriesRepository } from './recoveries.repository';
@@ -13,8 +14,9 @@ import { RecoveryWorker } from './recovery-worker';
 /**
  * `POST {p}/webhook/{name}/recover` and `webhook recover` (docs/api.md 10.14): every failed
  * delivery of a webhook created in a window is sent again. The answer comes at once, whatever
- * the number: the request only counts them (one index range) and records the recovery, with its
- * audit entry, in one short transaction; RecoveryWorker does the rest in batches. Under an
+ * the number: the request counts them (one index range) and records the recovery, with its first
+ * batch and its audit entry, in one short transaction (a recovery of up to RECOVERY_BATCH is done
+ * when answered); RecoveryWorker does the rest in batches. Under an
  * `Idempotency-Key` (as 10.1: the same webhook, 24 h) the unique index (webhook, key) decides
  * races on any number of instances: the loser answers what the winner did, and nothing is
  * recovered twice; the same key with another window is 409 `idempotency conflict`.
@@ -27,6 +29,7 @@ export class DeliveryRecoveryService {
     private readonly webhooks: WebhooksRepository,
     private readonly recoveries: RecoveriesRepository,
     private readonly worker: RecoveryWorker,
+    private readonly dispatch: DispatchSignal,
     config: AppConfig,
   ) {
     this.retentionDays = config.delivery.retentionDays;
@@ -66,7 +69,8 @@ export class DeliveryRecoveryService {
       if (winner === undefined) throw Errors.unavailable();
       return replay(winner, requestHash);
     }
-    if (outcome.deliveries > 0) this.worker.wake();
+    if (outcome.recovered > 0) this.dispatch.wake();
+    if (outcome.state === 'more') this.worker.wake();
     return { deliveries: outcome.deliveries };
   }
 

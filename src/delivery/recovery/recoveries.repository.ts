@@ -9,9 +9,12 @@ import { WebhookSql } from '../../webhooks/webhook-sql';
 import { DeliveryQueue } from '../dispatch/delivery-queue';
 import type { RecoveryWindow } from './recovery-window';
 
-// The Database executor: a recovery is counted and recorded in one short transaction, then
-// worked a batch at a time, each batch one short transaction reading one range of
-// ix_deliveries_webhook_state_created (docs/api.md 10.14).
+// The Database executor: a recovery is counted, recorded and given its first batch in one short
+// transaction, then worked a batch at a time, each batch one short transaction reading one range
+// of ix_deliveries_webhook_state_created (docs/api.md 10.14).
+
+/** Deliveries made pending again per transaction: each batch is short, however large the recovery. */
+const RECOVERY_BATCH = 500;
 
 /** A recovery about to be recorded. */
 export interface NewRecovery {
@@ -33,7 +36,7 @@ export interface KeyedRecovery {
 /** Where a recovery has got to: the creation time (ms) and id of the last delivery it made pending. */
 export type RecoveryPosition = readonly [createdAtMs: number, id: number];
 
-/** A recovery this instance holds the claim of, with what its batches need. */
+/** A recovery as its batches work it. */
 export interface ClaimedRecovery {
   readonly id: number;
   readonly webhookId: number;
@@ -45,8 +48,7 @@ export interface ClaimedRecovery {
 /** What one batch did: how many deliveries it made pending, and whether the recovery goes on (and from where). */
 export type BatchOutcome =
   | { readonly state: 'more'; readonly recovered: number; readonly after: RecoveryPosition }
-  | { readonly state: 'done'; readonly recovered: number }
-  | { readonly state: 'lost' };
+  | { readonly state: 'done'; readonly recovered: number };
 
 const FAILED_IN_WINDOW = "webhook_id = ? AND state = 'failed' AND created_at >= ? AND created_at < ?";
 const INDEX = 'ix_deliveries_webhook_state_created';
@@ -61,43 +63,46 @@ export class RecoveriesRepository {
 
   /**
    * Counts the webhook's failed deliveries in the window (one range of the index, however many)
-   * and records the recovery with that count and its audit entry, and what `alsoRecord` writes,
-   * in one transaction: the count is the answer's. A recovery of none is done at once.
-   * 'duplicate' when its idempotency key is taken (a race: the other request recorded first);
-   * 'gone' when the webhook was deleted meanwhile (its foreign key says so).
+   * and records the recovery with that count, its first batch, its audit entry and what
+   * `alsoRecord` writes, in one transaction: the count is the answer's, and a recovery of up to
+   * RECOVERY_BATCH deliveries is done when it is answered. 'duplicate' when its idempotency key
+   * is taken (a race: the other request recorded first); 'gone' when the webhook was deleted
+   * meanwhile (its foreign key says so).
    */
   start(
     recovery: NewRecovery,
     change: AuditChange,
     alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
-  ): Promise<{ deliveries: number } | 'duplicate' | 'gone'> {
+  ): Promise<({ deliveries: number } & BatchOutcome) | 'duplicate' | 'gone'> {
     const { webhookId, idempotencyKey, requestHash, window, requestedAt } = recovery;
-    const at = sqlTimestamp(requestedAt);
     return this.db
-      .transaction(async (tx) => {
-        const [row] = await tx.select<{ failed: unknown }>(
-          `SELECT COUNT(*) AS failed FROM deliveries${this.db.dialect.indexedBy(INDEX)} WHERE ${FAILED_IN_WINDOW}`,
-          [webhookId, sqlTimestamp(window.since), sqlTimestamp(window.until)],
-        );
-        const deliveries = Number(row.failed);
-        await tx.execute(
-          `INSERT INTO delivery_recoveries (webhook_id, idempotency_key, request_hash, since, until, requested_at, deliveries, done_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            webhookId,
-            idempotencyKey ?? null,
-            requestHash,
-            sqlTimestamp(window.since),
-            sqlTimestamp(window.until),
-            at,
-            deliveries,
-            deliveries === 0 ? at : null,
-          ],
-        );
-        await this.audit.record(tx, change, requestedAt);
-        await alsoRecord?.(tx, requestedAt);
-        return { deliveries };
-      })
+      .transaction(
+        async (tx) => {
+          const [row] = await tx.select<{ failed: unknown }>(
+            `SELECT COUNT(*) AS failed FROM deliveries${this.db.dialect.indexedBy(INDEX)} WHERE ${FAILED_IN_WINDOW}`,
+            [webhookId, sqlTimestamp(window.since), sqlTimestamp(window.until)],
+          );
+          const deliveries = Number(row.failed);
+          const id = await tx.insert(
+            `INSERT INTO delivery_recoveries (webhook_id, idempotency_key, request_hash, since, until, requested_at, deliveries)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+            [
+              webhookId,
+              idempotencyKey ?? null,
+              requestHash,
+              sqlTimestamp(window.since),
+              sqlTimestamp(window.until),
+              sqlTimestamp(requestedAt),
+              deliveries,
+            ],
+          );
+          const first = await this.batch(tx, { id, webhookId, window, requestedAt, after: undefined }, requestedAt, null);
+          await this.audit.record(tx, change, requestedAt);
+          await alsoRecord?.(tx, requestedAt);
+          return { deliveries, ...first };
+        },
+        { readCommitted: true },
+      )
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'duplicate' as const;
         if (isForeignKeyViolation(error)) return 'gone' as const;
@@ -157,65 +162,74 @@ export class RecoveriesRepository {
   }
 
   /**
-   * One batch of a claimed recovery, in one short transaction: up to `size` of the webhook's
-   * deliveries in the window, after the position reached, that were failed when the recovery was
-   * asked for (not those that failed since, whose last attempt is newer), are sent again through
-   * the one statement that requeues a delivery; the position and the claim's lease move on with
-   * them. Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a
-   * recovery after enabling it sends the rest). 'lost' when the claim is no longer this one's.
-   * The webhook is read with a shared lock, as the fan-out does: a disabling is wholly before or
-   * after the batch, so no delivery is left pending on a disabled webhook. READ COMMITTED (MySQL):
-   * the range's locking read takes no gap locks that would hold back the fan-out's inserts.
+   * The next batch of a recovery this instance claimed, in one short transaction (the claim's
+   * lease moves on with it); 'lost' when the claim is no longer this one's.
    */
-  recoverBatch(recovery: ClaimedRecovery, after: RecoveryPosition | undefined, token: string, now: Date, leaseUntil: Date, size: number) {
-    const { dialect } = this.db;
+  recoverBatch(recovery: ClaimedRecovery, token: string, now: Date, leaseUntil: Date): Promise<BatchOutcome | { readonly state: 'lost' }> {
     return this.db.transaction(
-      async (tx): Promise<BatchOutcome> => {
+      async (tx) => {
         const [mine] = await tx.select(
-          `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${dialect.forUpdate}`,
+          `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${this.db.dialect.forUpdate}`,
           [recovery.id, token],
         );
-        if (mine === undefined) return { state: 'lost' };
-        const [enabled] = await tx.select(
-          `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
-          [recovery.webhookId],
-        );
-        const position = after && sqlTimestamp(new Date(after[0]));
-        const rows =
-          enabled === undefined
-            ? []
-            : await tx.select<{ id: number; createdAt: Date | string }>(
-                `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
-                WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
-                  AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
-                ORDER BY created_at, id LIMIT ${Math.floor(size)}${dialect.forUpdate}`,
-                [
-                  recovery.webhookId,
-                  sqlTimestamp(recovery.window.since),
-                  sqlTimestamp(recovery.window.until),
-                  ...(after ? [position!, position!, after[1]] : []),
-                  sqlTimestamp(recovery.requestedAt),
-                ],
-              );
-        const recovered = await this.queue.requeue(
-          tx,
-          rows.map((row) => Number(row.id)),
-          now,
-        );
-        const last = rows[rows.length - 1];
-        const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
-        const done = rows.length < size;
-        await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
-          reached ? sqlTimestamp(new Date(reached[0])) : null,
-          reached?.[1] ?? null,
-          sqlTimestamp(leaseUntil),
-          done ? sqlTimestamp(now) : null,
-          recovery.id,
-        ]);
-        return done ? { state: 'done', recovered } : { state: 'more', recovered, after: reached! };
+        if (mine === undefined) return { state: 'lost' as const };
+        return this.batch(tx, recovery, now, leaseUntil);
       },
       { readCommitted: true },
     );
+  }
+
+  /**
+   * One batch, in the caller's transaction: up to RECOVERY_BATCH of the webhook's deliveries in
+   * the window, after the position reached, that were failed when the recovery was asked for
+   * (not those that failed since, whose last attempt is newer), are sent again through the one
+   * statement that requeues a delivery; the position (and a claim's lease) moves on with them.
+   * Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a recovery
+   * after enabling it sends the rest). The webhook is read with a shared lock, as the fan-out
+   * does: a disabling is wholly before or after the batch, so no delivery is left pending on a
+   * disabled webhook. Run under READ COMMITTED (MySQL): the range's locking read takes no gap
+   * locks that would hold back the fan-out's inserts.
+   */
+  private async batch(tx: SqlExecutor, recovery: ClaimedRecovery, now: Date, leaseUntil: Date | null): Promise<BatchOutcome> {
+    const { dialect } = this.db;
+    const { after } = recovery;
+    const [enabled] = await tx.select(
+      `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
+      [recovery.webhookId],
+    );
+    const position = after && sqlTimestamp(new Date(after[0]));
+    const rows =
+      enabled === undefined
+        ? []
+        : await tx.select<{ id: number; createdAt: Date | string }>(
+            `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
+              WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
+                AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
+              ORDER BY created_at, id LIMIT ${RECOVERY_BATCH}${dialect.forUpdate}`,
+            [
+              recovery.webhookId,
+              sqlTimestamp(recovery.window.since),
+              sqlTimestamp(recovery.window.until),
+              ...(after ? [position!, position!, after[1]] : []),
+              sqlTimestamp(recovery.requestedAt),
+            ],
+          );
+    const recovered = await this.queue.requeue(
+      tx,
+      rows.map((row) => Number(row.id)),
+      now,
+    );
+    const last = rows[rows.length - 1];
+    const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
+    const done = rows.length < RECOVERY_BATCH;
+    await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
+      reached ? sqlTimestamp(new Date(reached[0])) : null,
+      reached?.[1] ?? null,
+      leaseUntil && sqlTimestamp(leaseUntil),
+      done ? sqlTimestamp(now) : null,
+      recovery.id,
+    ]);
+    return done ? { state: 'done', recovered } : { state: 'more', recovered, after: reached! };
   }
 
   /** Gives a claim back (shutdown): another instance goes on from where this one stopped. */

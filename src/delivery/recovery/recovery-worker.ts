@@ -4,19 +4,16 @@ import type { Logger } from 'pino';
 import { AppConfig } from '../../config/app-config';
 import { PINO } from '../../logging/pino.provider';
 import { DispatchSignal } from '../dispatch-signal';
-import { ClaimedRecovery, RecoveriesRepository, RecoveryPosition } from './recoveries.repository';
-
-/** Deliveries made pending again per transaction: each batch is short, however large the recovery. */
-export const RECOVERY_BATCH = 500;
+import { ClaimedRecovery, RecoveriesRepository } from './recoveries.repository';
 /** A claim outlives its last batch by this much: past it, another instance goes on with the recovery. */
 const LEASE_MS = 60_000;
 
 /**
- * Works the recoveries (docs/api.md 10.14) on every instance that delivers (DELIVERY_CONCURRENCY
- * above 0; never the CLI, whose recoveries the servers work): it claims a recovery no other
- * instance holds, makes its deliveries pending again RECOVERY_BATCH at a time, each batch in a
- * transaction of its own that also moves the recovery's position and lease, and wakes this
- * instance's dispatcher, which sends them as it sends everything: the webhook's rate limit and
+ * Works the recoveries (docs/api.md 10.14) past their first batch, which the request made, on
+ * every instance that delivers (DELIVERY_CONCURRENCY above 0; never the CLI): it claims a
+ * recovery no other instance holds, makes its deliveries pending again RECOVERY_BATCH at a time,
+ * each batch in a transaction of its own that also moves the recovery's position and lease, and
+ * wakes this instance's dispatcher, which sends them as it sends everything: the webhook's rate limit and
  * the fair shares of 10.10 decide when. It looks every DELIVERY_POLL_MS, or at once when this
  * instance records a recovery. At shutdown it stops between batches and gives its claim back.
  */
@@ -52,7 +49,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
     await this.loop;
   }
 
-  /** A recovery was recorded: look now rather than at the next poll. */
+  /** A recovery was recorded that its first batch did not finish: look now rather than at the next poll. */
   wake(): void {
     this.poked = true;
     this.wakeUp?.();
@@ -74,21 +71,14 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private async work(recovery: ClaimedRecovery): Promise<void> {
-    let after: RecoveryPosition | undefined = recovery.after;
+  private async work(claimed: ClaimedRecovery): Promise<void> {
+    let recovery = claimed;
     while (this.running) {
       const now = new Date();
-      const outcome = await this.recoveries.recoverBatch(
-        recovery,
-        after,
-        this.token,
-        now,
-        new Date(now.getTime() + LEASE_MS),
-        RECOVERY_BATCH,
-      );
+      const outcome = await this.recoveries.recoverBatch(recovery, this.token, now, new Date(now.getTime() + LEASE_MS));
       if (outcome.state !== 'lost' && outcome.recovered > 0) this.dispatch.wake();
       if (outcome.state !== 'more') return;
-      after = outcome.after;
+      recovery = { ...recovery, after: outcome.after };
       // Between batches, whatever else this instance has to do goes first.
       await new Promise((resolve) => setImmediate(resolve));
     }
