@@ -10,6 +10,8 @@
 //                       after <ms> (W10, W11's backlog): a receiver that is slow but healthy.
 //                       The arrival is when the request arrived, not when it was answered, so
 //                       202→arrival measures the service's queueing, not the receiver's 250 ms
+//   /bulk/…             answered at once and only counted (bench/recovery.mjs's recovered
+//                       backlog: its arrivals would swamp the others')
 //   anything else       recorded and answered 204 at once
 //   port 8443           a blackhole: TCP accepted, never a byte back (W9)
 //   port 8444           refused: the proxy's upstream is a closed local port, so the CONNECT
@@ -20,7 +22,7 @@
 //   {cmd:'distinct'} -> {distinct, lastAt}: distinct (webhook-id, path) pairs that arrived and the
 //                       time of the last new one (W12: one event goes to many webhooks, one id)
 //   {cmd:'bad'} -> {slowRequests, blackholeConnections, refusedConnections, delayedRequests,
-//                   delayedPeakInFlight}: what the bad and the delayed receivers saw since the last reset
+//                   delayedPeakInFlight, bulkRequests}: what the bad and the delayed receivers saw since the last reset
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -43,6 +45,7 @@ let distinct = new Set();
 let lastAt = 0;
 let slowRequests = 0;
 let blackholeConnections = 0;
+let bulkRequests = 0;
 let refusedConnections = 0;
 let delayedRequests = 0;
 let delayedInFlight = 0;
@@ -64,6 +67,11 @@ const receiver = https.createServer(
   (req, res) => {
     req.resume();
     req.on('end', () => {
+      if (req.url.startsWith('/bulk/')) {
+        bulkRequests++;
+        res.writeHead(204).end();
+        return;
+      }
       if (req.url.startsWith('/slow/')) {
         slowRequests++;
         setTimeout(() => res.writeHead(204).end(), SLOW_MS);
@@ -129,7 +137,7 @@ process.on('message', (message) => {
   if (message.cmd === 'arrivals') process.send({ arrivals });
   if (message.cmd === 'distinct') process.send({ distinct: distinct.size, lastAt });
   if (message.cmd === 'bad') {
-    process.send({ slowRequests, blackholeConnections, refusedConnections, delayedRequests, delayedPeakInFlight });
+    process.send({ slowRequests, blackholeConnections, refusedConnections, delayedRequests, delayedPeakInFlight, bulkRequests });
   }
   if (message.cmd === 'reset') {
     arrivals = [];
@@ -140,6 +148,7 @@ process.on('message', (message) => {
     refusedConnections = 0;
     delayedRequests = 0;
     delayedPeakInFlight = delayedInFlight; // requests still held count from here
+    bulkRequests = 0;
   }
 });
 process.on('disconnect', () => process.exit(0));

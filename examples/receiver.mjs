@@ -15,7 +15,9 @@ createServer(tls, (req, res) => {
   req.on('end', () => {
     try {
       const event = webhook.verify(Buffer.concat(chunks).toString('utf8'), req.headers);
-      console.log(`verified ${req.headers['webhook-id']}:`, JSON.stringify(event));
+      // A custom header of the webhook's (docs/api.md 10.15), when it has one: not signed, but a credential of the receiver's own.
+      const apiKey = req.headers['x-api-key'] === undefined ? '' : ` (x-api-key: ${req.headers['x-api-key']})`;
+      console.log(`verified ${req.headers['webhook-id']}${apiKey}:`, JSON.stringify(event));
       res.writeHead(204).end();
     } catch (error) {
       console.log(`refused: ${error.message}`);

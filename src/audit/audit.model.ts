@@ -1,4 +1,4 @@
-/** The actions the audit trail records (docs/api.md 10.9, 10.10). */
+/** The actions the audit trail records (docs/api.md 10.9, 10.10, 10.14). */
 export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
@@ -8,10 +8,11 @@ export const AUDIT_ACTIONS = [
   'webhook.tested',
   'webhook.disabled',
   'webhook.enabled',
+  'delivery.recovered',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** One change to record: who (null: the service itself), what, on which webhook, which members (names only, never values). */
+/** One change to record: who (null: the service itself, or an operator through the CLI), what, on which webhook, which members (names only, never values). */
 export interface AuditChange {
   readonly organizationId: number;
   readonly actorUserId: number | null;

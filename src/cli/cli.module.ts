@@ -25,6 +25,7 @@ import { OrgCommand, OrgCreateCommand } from './commands/org.command';
 import { SessionCommand, SessionCreateCommand, SessionRevokeCommand } from './commands/session.command';
 import { UserCommand, UserCreateCommand } from './commands/user.command';
 import { WalletTokenCommand, WalletTokenCreateCommand, WalletTokenRevokeCommand } from './commands/wallet-token.command';
+import { WebhookCommand, WebhookRecoverCommand } from './commands/webhook.command';
 
 /** The operator CLI (docs/api.md 8): the same configuration and services as the server, no HTTP. */
 @Module({})
@@ -67,6 +68,8 @@ export class CliModule {
         PlatformKeyRevokeCommand,
         EventCommand,
         EventSendCommand,
+        WebhookCommand,
+        WebhookRecoverCommand,
         AuditCommand,
         AuditListCommand,
       ],

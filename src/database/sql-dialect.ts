@@ -16,6 +16,12 @@ export interface SqlDialect {
   readonly forUpdateSkipLocked: string;
   /** One statement that returns the rows of each SELECT (each may have its own ORDER BY, LIMIT and lock). */
   unionAll(selects: readonly string[]): string;
+  /**
+   * Written after a table name: the index a statement reads, where the planner cannot be trusted
+   * to find it. MySQL's planner has the statistics (nothing); SQLite keeps none unless ANALYZE
+   * runs, and its guess can prefer a range of one index to the equalities of another.
+   */
+  indexedBy(index: string): string;
   /** `INSERT INTO table (columns) VALUES (...)` that does nothing when `key` already exists. */
   insertUnlessExists(table: string, columns: readonly string[], key: string): string;
   /** `INSERT INTO table (columns) VALUES (...)` that sets `update` instead when `key` exists. */
@@ -35,6 +41,7 @@ export const MYSQL_DIALECT: SqlDialect = {
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   forShare: ' LOCK IN SHARE MODE',
   unionAll: (selects) => selects.map((select) => `(${select})`).join(' UNION ALL '),
+  indexedBy: () => '',
   // ON DUPLICATE KEY takes an exclusive lock on an existing row (INSERT IGNORE would take a
   // shared one, and two writers upgrading it to exclusive would deadlock).
   insertUnlessExists: (table, columns, key) =>
@@ -52,6 +59,7 @@ export const SQLITE_DIALECT: SqlDialect = {
   forShare: '',
   // A compound SELECT takes ORDER BY and LIMIT only at its end: each part goes in a subquery.
   unionAll: (selects) => selects.map((select) => `SELECT * FROM (${select})`).join(' UNION ALL '),
+  indexedBy: (index) => ` INDEXED BY ${index}`,
   insertUnlessExists: (table, columns, key) =>
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key}) DO NOTHING`,
   upsert: (table, columns, key, update) =>

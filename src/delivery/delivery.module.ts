@@ -21,6 +21,7 @@ import { WebhookSender } from './dispatch/webhook-sender';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { EventEntity } from './entities/event.entity';
+import { DeliveryRecoveryEntity } from './entities/delivery-recovery.entity';
 import { WebhookHealthEntity } from './entities/webhook-health.entity';
 import { EventIngest } from './events/event-ingest.service';
 import { EventRetention } from './events/event-retention';
@@ -32,25 +33,31 @@ import { DeliveryActionsService } from './log/delivery-actions.service';
 import { DeliveryLogRepository } from './log/delivery-log.repository';
 import { DeliveryLogService } from './log/delivery-log.service';
 import { WebhookDeliveriesController } from './log/webhook-deliveries.controller';
+import { DeliveryRecoveryService } from './recovery/delivery-recovery.service';
+import { RecoveriesRepository } from './recovery/recoveries.repository';
+import { RecoveryRetention } from './recovery/recovery-retention';
+import { RecoveryWorker } from './recovery/recovery-worker';
+import { WebhookRecoveryController } from './recovery/webhook-recovery.controller';
 
 /**
- * Event delivery (docs/api.md 10), in three parts: events in (events/: POST /events, ingest,
+ * Event delivery (docs/api.md 10), in four parts: events in (events/: POST /events, ingest,
  * backpressure, retention), the dispatcher that works the queue (dispatch/: scan and claims,
- * fair slots, attempts, records, endpoint health), and what the admin console reads and does
- * (log/: the log, replay, test, enable). It builds on the webhooks feature (their tables
+ * fair slots, attempts, records, endpoint health), what the admin console reads and does
+ * (log/: the log, replay, test, enable), and recovery (recovery/: every failed delivery since a
+ * time, recorded at once and worked in batches). It builds on the webhooks feature (their tables
  * through WebhookSql, their enable/disable writes) and cancels a deleted webhook's deliveries
  * in the deleting transaction (WebhookRemovals).
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookHealthEntity]),
+    TypeOrmModule.forFeature([EventEntity, DeliveryEntity, DeliveryAttemptEntity, WebhookHealthEntity, DeliveryRecoveryEntity]),
     WebhooksModule,
     UrlSafetyModule,
     RateLimitModule,
     AuditModule,
     MetricsModule,
   ],
-  controllers: [EventsController, WebhookDeliveriesController],
+  controllers: [EventsController, WebhookDeliveriesController, WebhookRecoveryController],
   providers: [
     {
       provide: DispatchDatabase,
@@ -79,8 +86,12 @@ import { WebhookDeliveriesController } from './log/webhook-deliveries.controller
     DeliveryActionsService,
     DeliveryLogRepository,
     PageCursors,
+    DeliveryRecoveryService,
+    RecoveriesRepository,
+    RecoveryWorker,
+    RecoveryRetention,
   ],
-  exports: [EventIngest, DeliveryQueue],
+  exports: [EventIngest, DeliveryQueue, DeliveryRecoveryService],
 })
 export class DeliveryModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

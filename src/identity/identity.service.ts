@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/domain-error';
 import { hashToken, newOpaqueToken } from '../crypto/opaque-token';
+import type { SqlExecutor } from '../database/sql-executor';
 import { Role } from './entities/member.entity';
 import { IdentityRepository } from './identity.repository';
-import { OperatorAuditRepository, OperatorAuditView } from './operator-audit.repository';
+import { OperatorAuditRepository, OperatorAuditView, OperatorChange } from './operator-audit.repository';
 import type { PlatformKeyView } from './platform-key.model';
 import { PlatformKeysRepository } from './platform-keys.repository';
 
@@ -120,9 +121,14 @@ export class IdentityService {
     }
   }
 
-  /** The operator audit trail (platform keys created and revoked), newest first. */
+  /** The operator audit trail (platform keys created and revoked, recoveries made from the CLI), newest first. */
   operatorAudit(limit: number): Promise<OperatorAuditView[]> {
     return this.operatorAuditEntries.newest(limit);
+  }
+
+  /** Records an operator's change made through another feature (a recovery, docs/api.md 10.14) in that change's transaction. */
+  recordOperatorChange(tx: SqlExecutor, change: OperatorChange, at: Date): Promise<void> {
+    return this.operatorAuditEntries.record(tx, change, at);
   }
 
   /** 404 not found unless the organization exists (event ingest names it). */

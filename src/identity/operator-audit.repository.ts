@@ -6,38 +6,47 @@ import type { OperatorAuditAction } from './entities/operator-audit-entry.entity
 
 // The Database executor: entries are written inside the transactions of the changes they record.
 
-/** One operator change to record: which key, its name and organizations (null: every one); never a token. */
-export interface OperatorChange {
-  readonly action: OperatorAuditAction;
-  readonly platformKeyId: number;
-  readonly platformKeyName: string;
-  readonly organizations: readonly number[] | null;
-}
+/**
+ * One operator change to record, never a token: a platform key's, with its name and
+ * organizations (null: every one); or a recovery of an organization's webhook (`webhook recover`).
+ */
+export type OperatorChange =
+  | {
+      readonly action: 'platform_key.created' | 'platform_key.revoked';
+      readonly platformKeyId: number;
+      readonly platformKeyName: string;
+      readonly organizations: readonly number[] | null;
+    }
+  | { readonly action: 'delivery.recovered'; readonly organization: number; readonly webhook: string };
 
-/** An entry as `audit list` prints it (docs/api.md 8). */
+/** An entry as `audit list` prints it (docs/api.md 8): `platformKey` null and `webhook` named for a recovery. */
 export interface OperatorAuditView {
   id: number;
   at: string;
   action: OperatorAuditAction;
-  platformKey: { id: number; name: string };
+  platformKey: { id: number; name: string } | null;
   organizations: number[] | null;
+  webhook?: string;
 }
 
-/** The operator audit trail (operator_audit_entries): platform keys created and revoked. */
+/** The operator audit trail (operator_audit_entries): platform keys created and revoked, recoveries made from the CLI. */
 @Injectable()
 export class OperatorAuditRepository {
   constructor(private readonly db: Database) {}
 
   /** Records `change` on `tx`, the transaction of the change itself. */
   async record(tx: SqlExecutor, change: OperatorChange, at: Date): Promise<void> {
+    const key = change.action === 'delivery.recovered' ? null : change;
+    const organizations = change.action === 'delivery.recovered' ? [change.organization] : change.organizations;
     await tx.execute(
-      'INSERT INTO operator_audit_entries (at, action, platform_key_id, platform_key_name, organizations) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO operator_audit_entries (at, action, platform_key_id, platform_key_name, organizations, webhook) VALUES (?, ?, ?, ?, ?, ?)',
       [
         sqlTimestamp(at),
         change.action,
-        change.platformKeyId,
-        change.platformKeyName,
-        change.organizations === null ? null : JSON.stringify(change.organizations),
+        key?.platformKeyId ?? null,
+        key?.platformKeyName ?? null,
+        organizations === null ? null : JSON.stringify(organizations),
+        change.action === 'delivery.recovered' ? change.webhook : null,
       ],
     );
   }
@@ -48,11 +57,12 @@ export class OperatorAuditRepository {
       id: number;
       at: Date | string;
       action: OperatorAuditAction;
-      keyId: number;
-      keyName: string;
+      keyId: number | null;
+      keyName: string | null;
       organizations: string | null;
+      webhook: string | null;
     }>(
-      `SELECT id, at, action, platform_key_id AS keyId, platform_key_name AS keyName, organizations
+      `SELECT id, at, action, platform_key_id AS keyId, platform_key_name AS keyName, organizations, webhook
          FROM operator_audit_entries ORDER BY id DESC LIMIT ?`,
       [limit],
     );
@@ -60,8 +70,9 @@ export class OperatorAuditRepository {
       id: Number(row.id),
       at: dateOf(row.at).toISOString(),
       action: row.action,
-      platformKey: { id: Number(row.keyId), name: row.keyName },
+      platformKey: row.keyId === null ? null : { id: Number(row.keyId), name: row.keyName! },
       organizations: row.organizations === null ? null : (JSON.parse(row.organizations) as number[]),
+      ...(row.webhook === null ? {} : { webhook: row.webhook }),
     }));
   }
 }

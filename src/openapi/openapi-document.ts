@@ -5,7 +5,7 @@ import { version } from '../../package.json';
 import { PLATFORM_SCHEME, SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from '../auth/auth-policy';
 import { EVENT_ID_PATTERN } from '../delivery/delivery.model';
 import { CATALOGUED_EVENT_TYPES, EVENT_CATALOGUE, eventBodySchema, exampleEventBody } from './event-catalogue';
-import { EVENT_FIELDS, SentEventType } from '../event-types/event-types';
+import { DISABLED_EVENT, EVENT_FIELDS, SentEventType, TEST_EVENT, wildcardOf } from '../event-types/event-types';
 
 /**
  * The OpenAPI document of docs/api.md 9: OpenAPI 3.1, the operations as Nest's scanner finds
@@ -117,6 +117,13 @@ const targetOf = (type: SentEventType): string =>
     ? `the webhook's \`${type}\` URL when it has one, else its \`url\``
     : "the webhook's `url`";
 
+/** docs/api.md 10.13: which webhooks take each type (the values of their `events`, the EventSubscription enum, that take it). */
+const takersOf = (type: SentEventType): string => {
+  if (type === TEST_EVENT) return 'the webhook tested, whatever its `events`';
+  if (type === DISABLED_EVENT) return "the organization's other enabled webhooks that have no `events`";
+  return `every webhook of the organization whose \`events\` is absent or lists \`${type}\` or \`${wildcardOf(type)}\``;
+};
+
 /** The event catalogue (docs/api.md 10.11) as OpenAPI 3.1 webhooks: the request a receiver gets, per event type. */
 export function catalogueWebhooks(): WebhooksObject {
   return Object.fromEntries(
@@ -126,7 +133,9 @@ export function catalogueWebhooks(): WebhooksObject {
         post: {
           operationId: `receive_${type}`,
           summary: EVENT_CATALOGUE[type].summary,
-          description: `Sent to ${targetOf(type)}. The body is the same bytes on every attempt: verify the signature over those bytes before parsing them.`,
+          description:
+            `Sent to ${takersOf(type)}, at ${targetOf(type)}, with the webhook's custom \`headers\` beside these ` +
+            '(the signature does not cover them). The body is the same bytes on every attempt: verify the signature over those bytes before parsing them.',
           parameters: HEADERS,
           requestBody: {
             required: true,

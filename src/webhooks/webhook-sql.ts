@@ -1,5 +1,6 @@
 import type { SealedSecret } from '../crypto/secret-box';
 import { dateOf } from '../database/sql-dialect';
+import { wildcardOf } from '../event-types/event-types';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
 
 /*
@@ -18,6 +19,13 @@ export const WebhookSql = {
   organization: 's.organization_id',
   enabled: 'w.disabled_at IS NULL',
   rateLimit: 'w.rate_limit',
+  /**
+   * The webhook takes events of the type that takesParams names (docs/api.md 10.13): it has no
+   * `events`, or they list the type or its group's wildcard. `event_types` is the JSON array as
+   * sent, whose items are quoted: a quoted type matches only itself, on both dialects.
+   */
+  takes: '(w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0)',
+  takesParams: (type: string): [string, string] => [JSON.stringify(type), JSON.stringify(wildcardOf(type))],
   /** What an attempt needs of its webhook, read back by `targetOfRow`. */
   targetColumns: [
     'w.name AS w_name',
@@ -28,6 +36,8 @@ export const WebhookSql = {
     'w.previous_secret AS w_previous_secret',
     'w.previous_secret_key_id AS w_previous_secret_key_id',
     'w.previous_secret_expires_at AS w_previous_secret_expires_at',
+    'w.headers AS w_headers',
+    'w.headers_key_id AS w_headers_key_id',
     'w.disabled_at AS w_disabled_at',
   ].join(', '),
 } as const;
@@ -40,6 +50,8 @@ export interface WebhookTarget {
   readonly secret: SealedSecret;
   /** A rotated-out secret that still signs until `expiresAt` (docs/api.md 10.7). */
   readonly previous?: { readonly secret: SealedSecret; readonly expiresAt: Date };
+  /** Its custom headers (docs/api.md 10.15), sealed: a JSON list of [name, value] pairs bound by customHeadersBinding. */
+  readonly headers?: SealedSecret;
   readonly disabled: boolean;
 }
 
@@ -60,6 +72,7 @@ export function targetOfRow(row: Readonly<Record<string, unknown>>, eventType: s
             secret: { ciphertext: String(row.w_previous_secret), keyId: String(row.w_previous_secret_key_id) },
             expiresAt: dateOf(previousExpiresAt),
           },
+    headers: row.w_headers === null ? undefined : { ciphertext: String(row.w_headers), keyId: String(row.w_headers_key_id) },
     disabled: row.w_disabled_at !== null,
   };
 }

@@ -444,3 +444,93 @@ describe('rateLimit (docs/api.md 10.10)', () => {
     expect(patch({ rateLimit: null }).rateLimit).toBeNull();
   });
 });
+
+describe('events (docs/api.md 10.13)', () => {
+  const EVENTS_ITEM_RULE =
+    'is not one of transaction.created, transaction.updated, transaction.completed, card.updated, user.updated, transaction.*, card.*, user.*';
+
+  it('takes types and group wildcards, in the order sent, on create, on the legacy create-or-update and in a patch', () => {
+    const events = ['user.updated', 'card.*', 'transaction.created', 'transaction.*'];
+    expect(create({ url: U, events }).draft.eventTypes).toEqual(events);
+    expect(replace({ name: 'legacy', url: U, events }).draft.eventTypes).toEqual(events);
+    expect(patch({ events }).eventTypes).toEqual(events);
+  });
+
+  it('leaves them out when not given', () => {
+    expect(create({ url: U }).draft).not.toHaveProperty('eventTypes');
+    expect(patch({})).not.toHaveProperty('eventTypes');
+  });
+
+  it('clears them with null in a patch, and refuses null on create and on the legacy create-or-update', () => {
+    expect(patch({ events: null }).eventTypes).toBeNull();
+    expect(thrownBy(() => create({ url: U, events: null }))).toEqual(badRequest('events: must be an array of event types'));
+    expect(thrownBy(() => replace({ name: 'legacy', url: U, events: null }))).toEqual(
+      badRequest('events: must be an array of event types'),
+    );
+  });
+
+  it.each([
+    ['an empty list', [], 'events: must list at least one event type'],
+    ['an unknown type', ['card.updated', 'card.created'], `events: item 2 ${EVENTS_ITEM_RULE}`],
+    ['webhook.test', ['webhook.test'], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['webhook.disabled', ['webhook.disabled'], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['a wildcard of no group', ['webhook.*'], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['the wildcard of everything', ['*'], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['a type in capitals', ['CARD.UPDATED'], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['a number', [1], `events: item 1 ${EVENTS_ITEM_RULE}`],
+    ['a duplicate', ['card.*', 'user.updated', 'card.*'], 'events: card.* is listed twice'],
+    ['a string', 'card.updated', 'events: must be an array of event types'],
+    ['an object', { 'card.updated': true }, 'events: must be an array of event types'],
+  ])('refuses %s with 400 bad request, on create, legacy and patch', (_, events, message) => {
+    expect(thrownBy(() => create({ url: U, events }))).toEqual(badRequest(message));
+    expect(thrownBy(() => replace({ name: 'legacy', url: U, events }))).toEqual(badRequest(message));
+    expect(thrownBy(() => patch({ events }))).toEqual(badRequest(message));
+  });
+
+  it('takes a type beside its own group wildcard (no duplicate: two different items)', () => {
+    expect(create({ url: U, events: ['card.*', 'card.updated'] }).draft.eventTypes).toEqual(['card.*', 'card.updated']);
+  });
+});
+
+describe('headers (docs/api.md 10.15)', () => {
+  it('takes the headers as sent on create and on the legacy create-or-update, as a list in their order', () => {
+    const headers = { 'X-Api-Key': 'k3y', Authorization: 'Bearer abc' };
+    const list = [
+      ['X-Api-Key', 'k3y'],
+      ['Authorization', 'Bearer abc'],
+    ];
+    expect(create({ url: U, headers }).draft.headers).toEqual(list);
+    expect(replace({ name: 'legacy', url: U, headers }).draft.headers).toEqual(list);
+  });
+
+  it('takes a patch as sent: members null remove one, null removes every one', () => {
+    expect(patch({ headers: { 'X-Api-Key': null, 'X-New': 'v' } }).headers).toEqual({ 'X-Api-Key': null, 'X-New': 'v' });
+    expect(patch({ headers: null }).headers).toBeNull();
+  });
+
+  it('refuses a refused name, a bad value and null with 400 bad request, never quoting a value', () => {
+    const body = { url: U, headers: { Host: 'internal.example', 'X-Api-Key': ' s3cret-value', 'X-Other': null } };
+    const seen = thrownBy(() => create(body));
+    expect(seen).toEqual(
+      badRequest(
+        'headers: Host: not allowed (the service or the connection sets it); ' +
+          'X-Api-Key: value must be 1 to 1024 visible ASCII characters or spaces, with no space first or last; ' +
+          'X-Other: value must be a string',
+      ),
+    );
+    expect(JSON.stringify(seen)).not.toMatch(/s3cret-value|internal\.example/);
+  });
+
+  it('refuses null headers on create and on the legacy create-or-update', () => {
+    expect(thrownBy(() => create({ url: U, headers: null }))).toEqual(badRequest('headers: must be an object of header names and values'));
+    expect(thrownBy(() => replace({ name: 'legacy', url: U, headers: null }))).toEqual(
+      badRequest('headers: must be an object of header names and values'),
+    );
+  });
+
+  it('refuses a header named __proto__ or constructor as the unknown member it would otherwise hide', () => {
+    expect(thrownBy(() => create(JSON.parse(`{"url":"${U}","headers":{"constructor":"v"}}`)))).toEqual(
+      badRequest('headers.constructor: unknown member'),
+    );
+  });
+});

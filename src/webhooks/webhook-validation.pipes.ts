@@ -41,7 +41,7 @@ abstract class UrlCheckingPipe {
   constructor(@Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY) {}
 
   protected draftOf(dto: WebhookUrlsDto): WebhookDraft {
-    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)), dto.rateLimit);
+    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)), dto);
   }
 
   /** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
@@ -89,7 +89,7 @@ export class DeleteWebhookBodyPipe implements PipeTransform<unknown, string> {
 export class WebhookPatchBodyPipe extends UrlCheckingPipe implements PipeTransform<unknown, WebhookPatch> {
   transform(body: unknown): WebhookPatch {
     const dto = validateShape(WebhookPatchDto, body);
-    return patchOf(this.checkUrls(fieldsOfBody<string | null>(dto)), dto.rateLimit);
+    return patchOf(this.checkUrls(fieldsOfBody<string | null>(dto)), dto);
   }
 }
 

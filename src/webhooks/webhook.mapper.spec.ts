@@ -4,6 +4,7 @@ import {
   columnsOfStored,
   draftOf,
   fieldsOfBody,
+  headerColumnsOf,
   patchOf,
   storedOf,
   storedOfRow,
@@ -175,5 +176,55 @@ describe('storedOfRow', () => {
   it('reads the name, url and the event columns that are set, and nothing else', () => {
     const row = { name: 'a', url: U, transaction_created_url: null, card_updated_url: `${U}c`, user_updated_url: null, secret: 'never' };
     expect(storedOfRow(row)).toEqual({ name: 'a', url: U, events: { 'card.updated': `${U}c` } });
+  });
+});
+
+describe('event types and headers (docs/api.md 10.13, 10.15)', () => {
+  it('stores the event types as the JSON array sent, and reads them back in that order', () => {
+    const draft = draftOf([['url', checked(U)]], { events: ['user.updated', 'card.*'] });
+    const columns = columnsOfStored(storedOf(draft));
+    expect(columns.event_types).toBe('["user.updated","card.*"]');
+    expect(storedOfRow({ name: 'a', url: U, event_types: columns.event_types }).eventTypes).toEqual(['user.updated', 'card.*']);
+  });
+
+  it('writes no event_types column for a draft without them, so that a legacy update keeps them', () => {
+    expect(columnsOfStored(storedOf(draftOf([['url', checked(U)]])))).not.toHaveProperty('event_types');
+  });
+
+  it('clears the event types with a patch of null', () => {
+    expect(columnsOfPatch(patchOf([], { events: null }))).toEqual({ event_types: null });
+  });
+
+  it('keeps the header values out of the stored webhook and of every column but the sealed one', () => {
+    const draft = draftOf([['url', checked(U)]], { headers: { 'X-Api-Key': 's3cret' } });
+    const stored = storedOf(draft);
+    expect(stored.headerNames).toEqual(['X-Api-Key']);
+    expect(JSON.stringify(stored)).not.toContain('s3cret');
+    expect(JSON.stringify(columnsOfStored(stored))).not.toContain('s3cret');
+    expect(headerColumnsOf(draft.headers!, { ciphertext: 'sealed', keyId: 'k' })).toEqual({
+      header_names: '["X-Api-Key"]',
+      headers: 'sealed',
+      headers_key_id: 'k',
+    });
+    expect(headerColumnsOf([], null)).toEqual({ header_names: null, headers: null, headers_key_id: null });
+  });
+
+  it('answers events as sent and every header value masked, after the groups', () => {
+    const body = toWebhookBody({
+      url: U,
+      events: { 'card.updated': `${U}c` },
+      eventTypes: ['card.*'],
+      headerNames: ['X-Api-Key', 'authorization'],
+      rateLimit: 5,
+    });
+    expect(JSON.stringify(body)).toBe(
+      JSON.stringify({
+        url: U,
+        card: { updated: `${U}c` },
+        events: ['card.*'],
+        headers: { 'X-Api-Key': '********', authorization: '********' },
+        rateLimit: 5,
+      }),
+    );
   });
 });

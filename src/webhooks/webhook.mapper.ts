@@ -1,7 +1,9 @@
+import type { SealedSecret } from '../crypto/secret-box';
 import type { WebhookDto } from './dto/webhook-responses.dto';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
+import { HeaderList, maskedHeaders } from './custom-headers';
 import { CheckedUrl, EVENT_GROUPS, StoredWebhook, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
-import { EVENT_FIELDS, EventField } from '../event-types/event-types';
+import { EVENT_FIELDS, EventField, EventSubscription } from '../event-types/event-types';
 
 /*
  * Every conversion between the shapes of a webhook, in the order a request meets them:
@@ -13,17 +15,22 @@ import { EVENT_FIELDS, EventField } from '../event-types/event-types';
 export type WebhookColumns = Readonly<Record<string, string | number | null>>;
 
 /** A member of a webhook's JSON that the audit trail names when it changes. */
-export type WebhookField = UrlField | 'rateLimit';
+export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers';
 
 const columnOf = (field: UrlField): string => (field === 'url' ? 'url' : EVENT_URL_COLUMNS[field]);
 
 /** Every URL column, `url` first. */
 export const URL_COLUMNS: readonly string[] = ['url', ...EVENT_FIELDS.map(columnOf)];
 export const RATE_LIMIT_COLUMN = 'rate_limit';
+/** The event types a webhook takes (docs/api.md 10.13): the JSON array as sent; null: every type. */
+export const EVENT_TYPES_COLUMN = 'event_types';
+/** Its custom headers' names as sent (docs/api.md 10.15): a JSON array, for reads; the headers are sealed apart (headerColumnsOf). */
+export const HEADER_NAMES_COLUMN = 'header_names';
 
 const FIELD_OF_COLUMN: Readonly<Record<string, WebhookField>> = {
   ...Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field])),
   [RATE_LIMIT_COLUMN]: 'rateLimit',
+  [EVENT_TYPES_COLUMN]: 'events',
 };
 
 /** The member names (`url`, `transaction.created`, `rateLimit`, …) of the columns that `changed` says changed: for the audit trail. */
@@ -51,15 +58,41 @@ export function fieldsOfBody<T extends string | null>(
   return fields;
 }
 
-/** A create's fields, each URL checked (`url` is always among them), and its rate limit when given. */
-export function draftOf(fields: readonly [UrlField, CheckedUrl][], rateLimit?: number): WebhookDraft {
+/** The members of a create, a legacy create-or-update or a patch besides the URLs, each only when given. */
+const givenOnly = <T extends object>(members: T): Partial<T> =>
+  Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined)) as Partial<T>;
+
+/** A create's fields, each URL checked (`url` is always among them), and its other members when given. */
+export function draftOf(
+  fields: readonly [UrlField, CheckedUrl][],
+  members: { rateLimit?: number; events?: EventSubscription[]; headers?: Readonly<Record<string, string>> } = {},
+): WebhookDraft {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl>;
-  return rateLimit === undefined ? { url, events } : { url, events, rateLimit };
+  return {
+    url,
+    events,
+    ...givenOnly({
+      rateLimit: members.rateLimit,
+      eventTypes: members.events,
+      headers: members.headers && (Object.entries(members.headers) as HeaderList),
+    }),
+  };
 }
 
-export function patchOf(fields: readonly [UrlField, CheckedUrl | null][], rateLimit?: number | null): WebhookPatch {
+export function patchOf(
+  fields: readonly [UrlField, CheckedUrl | null][],
+  members: {
+    rateLimit?: number | null;
+    events?: EventSubscription[] | null;
+    headers?: Readonly<Record<string, string | null>> | null;
+  } = {},
+): WebhookPatch {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl | null>;
-  return { ...(url === undefined || url === null ? {} : { url }), events, ...(rateLimit === undefined ? {} : { rateLimit }) };
+  return {
+    ...(url === undefined || url === null ? {} : { url }),
+    events,
+    ...givenOnly({ rateLimit: members.rateLimit, eventTypes: members.events, headers: members.headers }),
+  };
 }
 
 /** The URLs of a draft or patch that are set (a patch's clears need no resolving). */
@@ -68,34 +101,46 @@ export function urlsOf({ url, events }: WebhookDraft | WebhookPatch): [UrlField,
   return given.filter((entry): entry is [UrlField, CheckedUrl] => entry[1] !== null);
 }
 
-/** What a draft stores: the normalized hrefs, and the rate limit when given. */
-export const storedOf = ({ url, events, rateLimit }: WebhookDraft): StoredWebhook => ({
+/** What a draft stores: the normalized hrefs, and the other members when given (the headers' names only). */
+export const storedOf = ({ url, events, rateLimit, eventTypes, headers }: WebhookDraft): StoredWebhook => ({
   url: url.href,
   events: Object.fromEntries(Object.entries(events).map(([field, checked]) => [field, checked!.href])),
-  ...(rateLimit === undefined ? {} : { rateLimit }),
+  ...givenOnly({ rateLimit, eventTypes, headerNames: headers && headers.length > 0 ? headers.map(([name]) => name) : undefined }),
 });
 
 /**
- * Every URL column of a stored webhook (events not set are null), and the rate limit when it
- * has one: what an insert writes, and what a legacy replace writes (keeping a rate limit it
- * was not given).
+ * Every URL column of a stored webhook (events not set are null), and the rate limit and the
+ * event types when it has them: what an insert writes, and what a legacy replace writes
+ * (keeping a rate limit or event types it was not given). The headers are written apart.
  */
-export const columnsOfStored = ({ url, events, rateLimit }: StoredWebhook): WebhookColumns =>
+export const columnsOfStored = ({ url, events, rateLimit, eventTypes }: StoredWebhook): WebhookColumns =>
   Object.fromEntries([
     ['url', url],
     ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null]),
     ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
+    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, JSON.stringify(eventTypes)]]),
   ]);
 
-/** Only the columns a patch changes. */
-export const columnsOfPatch = ({ url, events, rateLimit }: WebhookPatch): WebhookColumns =>
+/** Only the columns a patch changes (the headers are written apart). */
+export const columnsOfPatch = ({ url, events, rateLimit, eventTypes }: WebhookPatch): WebhookColumns =>
   Object.fromEntries([
     ...(url ? [['url', url.href]] : []),
     ...Object.entries(events).map(([field, checked]) => [columnOf(field as EventField), checked === null ? null : checked!.href]),
     ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
+    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, eventTypes === null ? null : JSON.stringify(eventTypes)]]),
   ]);
 
-/** A row with the URL columns, `rate_limit`, `disabled_at` (and the name) back to a stored webhook. */
+/** The header columns of a webhook with these headers, sealed (none: every column null). */
+export const headerColumnsOf = (headers: HeaderList, sealed: SealedSecret | null): WebhookColumns => ({
+  [HEADER_NAMES_COLUMN]: headers.length === 0 ? null : JSON.stringify(headers.map(([name]) => name)),
+  headers: sealed?.ciphertext ?? null,
+  headers_key_id: sealed?.keyId ?? null,
+});
+
+/** A JSON array column as stored (null: not set). */
+const listOf = (value: unknown): string[] | undefined => (typeof value === 'string' ? (JSON.parse(value) as string[]) : undefined);
+
+/** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `disabled_at` (and the name) back to a stored webhook. */
 export function storedOfRow(row: Readonly<Record<string, unknown>>): StoredWebhook & { name: string } {
   const events: Partial<Record<EventField, string>> = {};
   for (const field of EVENT_FIELDS) {
@@ -107,12 +152,17 @@ export function storedOfRow(row: Readonly<Record<string, unknown>>): StoredWebho
     url: row.url as string,
     events,
     ...(row.rate_limit === null || row.rate_limit === undefined ? {} : { rateLimit: Number(row.rate_limit) }),
+    ...givenOnly({ eventTypes: listOf(row[EVENT_TYPES_COLUMN]), headerNames: listOf(row[HEADER_NAMES_COLUMN]) }),
     ...(row.disabled_at === null || row.disabled_at === undefined ? {} : { disabled: true as const }),
   };
 }
 
-/** The JSON of a webhook: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
-export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhook): WebhookDto {
+/**
+ * The JSON of a webhook: `url`, only the groups and events that are set, `events` (the types it
+ * takes, as sent) and `headers` (every value masked) when set, `rateLimit` when set, `disabled`
+ * when it is.
+ */
+export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames, disabled }: StoredWebhook): WebhookDto {
   const body: Record<string, unknown> = { url };
   for (const [group, members] of Object.entries(EVENT_GROUPS)) {
     const set: Record<string, string> = {};
@@ -122,6 +172,8 @@ export function toWebhookBody({ url, events, rateLimit, disabled }: StoredWebhoo
     }
     if (Object.keys(set).length > 0) body[group] = set;
   }
+  if (eventTypes !== undefined) body.events = eventTypes;
+  if (headerNames !== undefined) body.headers = maskedHeaders(headerNames);
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   if (disabled) body.disabled = true;
   return body as unknown as WebhookDto;

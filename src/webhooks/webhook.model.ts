@@ -1,6 +1,7 @@
-import type { EventField } from '../event-types/event-types';
+import type { EventField, EventSubscription } from '../event-types/event-types';
 import { randomBytes } from 'node:crypto';
 import type { SecretBinding } from '../crypto/secret-box';
+import type { HeaderList } from './custom-headers';
 
 /** A webhook's URL fields: `url`, and one per event type (docs/api.md 5, seed "Events"). */
 export type UrlField = 'url' | EventField;
@@ -24,11 +25,18 @@ export interface CheckedUrl {
 export const MIN_RATE_LIMIT = 1;
 export const MAX_RATE_LIMIT = 10_000;
 
-/** What a create (or legacy create-or-update) stores; a legacy update keeps the rate limit it does not give. */
+/**
+ * What a create (or legacy create-or-update) stores; a legacy update keeps the rate limit, the
+ * event types and the headers it does not give.
+ */
 export interface WebhookDraft {
   readonly url: CheckedUrl;
   readonly events: Partial<Record<EventField, CheckedUrl>>;
   readonly rateLimit?: number;
+  /** docs/api.md 10.13: the event types it takes, as sent (absent: every type). */
+  readonly eventTypes?: readonly EventSubscription[];
+  /** docs/api.md 10.15: its custom headers, as sent. */
+  readonly headers?: HeaderList;
 }
 
 /** A JSON Merge Patch flattened to fields: absent keeps, null clears. */
@@ -36,13 +44,21 @@ export interface WebhookPatch {
   readonly url?: CheckedUrl;
   readonly events: Partial<Record<EventField, CheckedUrl | null>>;
   readonly rateLimit?: number | null;
+  readonly eventTypes?: readonly EventSubscription[] | null;
+  /** Merged into the stored headers (a null member removes one); null removes them all. */
+  readonly headers?: Readonly<Record<string, string | null>> | null;
 }
 
-/** A stored webhook: its URLs (hrefs; unset events are absent), its rate limit when set, and whether it is disabled. */
+/**
+ * A stored webhook: its URLs (hrefs; unset events are absent), its rate limit, the event types it
+ * takes and the names of its custom headers when set, and whether it is disabled.
+ */
 export interface StoredWebhook {
   readonly url: string;
   readonly events: Partial<Record<EventField, string>>;
   readonly rateLimit?: number;
+  readonly eventTypes?: readonly string[];
+  readonly headerNames?: readonly string[];
   readonly disabled?: true;
 }
 
@@ -55,6 +71,13 @@ export const signingSecretBinding = (organizationId: number, name: string, which
   table: 'webhooks',
   organizationId,
   row: which === 'current' ? name : `${name}#previous`,
+});
+
+/** A webhook's sealed custom headers (docs/api.md 10.15) belong to it as its secrets do, in a row of their own. */
+export const customHeadersBinding = (organizationId: number, name: string): SecretBinding => ({
+  table: 'webhooks',
+  organizationId,
+  row: `${name}#headers`,
 });
 
 /** docs/api.md 10.7: how long a rotated-out secret keeps signing, by default and at most. */

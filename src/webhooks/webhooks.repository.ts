@@ -5,14 +5,24 @@ import { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
 import { placeholders, type SqlExecutor, type SqlValue, varying } from '../database/sql-executor';
 import { sqlTimestamp } from '../database/sql-dialect';
-import { fieldsOfColumns, RATE_LIMIT_COLUMN, storedOfRow, URL_COLUMNS, WebhookColumns } from './webhook.mapper';
+import {
+  EVENT_TYPES_COLUMN,
+  fieldsOfColumns,
+  HEADER_NAMES_COLUMN,
+  RATE_LIMIT_COLUMN,
+  storedOfRow,
+  URL_COLUMNS,
+  WebhookColumns,
+} from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
 import { WebhookRemovals } from './webhook-removals';
 
 // The Database executor: every write locks the organization's source row first (and records its
 // audit entry in the same transaction), and the reads are a measured hot path.
 
-const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, 'disabled_at'];
+const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, 'disabled_at'];
+/** What a write that replaces or merges the headers reads of the stored row. */
+const SEALED_HEADERS = 'headers AS sealedHeaders, headers_key_id AS headersKeyId';
 
 const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
@@ -25,6 +35,22 @@ export interface WebhookIdentity {
   readonly id: number;
   readonly disabled: boolean;
 }
+
+/**
+ * A write's custom headers (docs/api.md 10.15), made under the source lock from the stored ones
+ * (sealed; null: none): the columns to write, and whether the headers changed (for the audit
+ * entry, which cannot compare ciphertexts). It may refuse the result (a DomainError).
+ */
+export type HeadersWrite = (stored: SealedSecret | null) => { columns: WebhookColumns; changed: boolean };
+
+const sealedHeadersOf = (row: Readonly<Record<string, unknown>>): SealedSecret | null =>
+  row.sealedHeaders === null || row.sealedHeaders === undefined
+    ? null
+    : { ciphertext: String(row.sealedHeaders), keyId: String(row.headersKeyId) };
+
+/** The audit's `fields` with `headers` when a headers write changed them. */
+const withHeaders = (fields: string[], written: ReturnType<HeadersWrite> | undefined): string[] =>
+  written?.changed ? [...fields, 'headers'] : fields;
 
 /** The members a new webhook sets: for its audit entry. */
 const setFields = (columns: WebhookColumns) => fieldsOfColumns(columns, (_column, value) => value !== null && value !== undefined);
@@ -89,19 +115,21 @@ export class WebhooksRepository {
     secret: SealedSecret,
     max: number,
     actor: Actor,
+    headers?: HeadersWrite,
   ): Promise<InsertOutcome> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
       const { taken, count } = await this.countWithName(organizationId, name, tx);
       if (taken) return 'name conflict';
       if (count >= max) return 'limit reached';
-      await this.insertRow(tx, sourceId, name, columns, secret);
+      const written = headers?.(null);
+      await this.insertRow(tx, sourceId, name, { ...columns, ...written?.columns }, secret);
       await this.audit.record(tx, {
         organizationId,
         actorUserId: actor.userId,
         action: 'webhook.created',
         webhook: name,
-        fields: setFields(columns),
+        fields: withHeaders(setFields(columns), written),
       });
       return 'created';
     });
@@ -109,9 +137,9 @@ export class WebhooksRepository {
 
   /**
    * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared; a
-   * rate limit only when given) and returns its secret and what is stored now, or creates it with `secret`. Callers
-   * racing on one new name are serialized by the source lock, so they all get the secret of the
-   * one that created it.
+   * rate limit, event types or headers only when given) and returns its secret and what is
+   * stored now, or creates it with `secret`. Callers racing on one new name are serialized by
+   * the source lock, so they all get the secret of the one that created it.
    */
   replace(
     organizationId: number,
@@ -120,17 +148,23 @@ export class WebhooksRepository {
     secret: SealedSecret,
     max: number,
     actor: Actor,
+    headers?: HeadersWrite,
   ): Promise<{ secret: SealedSecret; webhook: StoredWebhook } | 'limit reached'> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: true });
       const [existing] = await tx.select<{ id: number; secret: string; keyId: string } & Record<string, unknown>>(
-        `SELECT id, secret, secret_key_id AS keyId, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
+        `SELECT id, secret, secret_key_id AS keyId, ${SEALED_HEADERS}, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
         [sourceId, name],
       );
       const change = { organizationId, actorUserId: actor.userId, webhook: name };
       if (existing) {
-        await this.updateColumns(tx, existing.id, columns);
-        await this.audit.record(tx, { ...change, action: 'webhook.updated', fields: changedFields(existing, columns) });
+        const written = headers?.(sealedHeadersOf(existing));
+        await this.updateColumns(tx, existing.id, { ...columns, ...written?.columns });
+        await this.audit.record(tx, {
+          ...change,
+          action: 'webhook.updated',
+          fields: withHeaders(changedFields(existing, columns), written),
+        });
         return {
           secret: { ciphertext: existing.secret, keyId: existing.keyId },
           webhook: (await this.findByName(organizationId, name, tx))!,
@@ -138,34 +172,43 @@ export class WebhooksRepository {
       }
       const { count } = await this.countWithName(organizationId, name, tx);
       if (count >= max) return 'limit reached';
-      await this.insertRow(tx, sourceId, name, columns, secret);
-      await this.audit.record(tx, { ...change, action: 'webhook.created', fields: setFields(columns) });
+      const written = headers?.(null);
+      await this.insertRow(tx, sourceId, name, { ...columns, ...written?.columns }, secret);
+      await this.audit.record(tx, { ...change, action: 'webhook.created', fields: withHeaders(setFields(columns), written) });
       return { secret, webhook: (await this.findByName(organizationId, name, tx))! };
     });
   }
 
   /**
-   * Sets only the given columns, so concurrent patches of different members both land. Under
-   * the source lock like every write: the webhook that answers is the one that was updated,
-   * never one a concurrent delete-and-create put in its place. The audit entry names only the
-   * members whose value changed (docs/api.md 10.9).
+   * Sets only the given columns, so concurrent patches of different members both land (the
+   * headers are merged into the stored ones here, under the lock). Under the source lock like
+   * every write: the webhook that answers is the one that was updated, never one a concurrent
+   * delete-and-create put in its place. The audit entry names only the members whose value
+   * changed (docs/api.md 10.9).
    */
-  patch(organizationId: number, name: string, changes: WebhookColumns, actor: Actor): Promise<StoredWebhook | undefined> {
+  patch(
+    organizationId: number,
+    name: string,
+    changes: WebhookColumns,
+    actor: Actor,
+    headers?: HeadersWrite,
+  ): Promise<StoredWebhook | undefined> {
     return this.db.transaction(async (tx) => {
       const sourceId = await this.lockSource(tx, organizationId, { create: false });
       if (sourceId === undefined) return undefined;
       const [stored] = await tx.select<{ id: number } & Record<string, unknown>>(
-        `SELECT id, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
+        `SELECT id, ${SEALED_HEADERS}, ${STORED_COLUMNS.join(', ')} FROM webhooks WHERE source_id = ? AND name = ?`,
         [sourceId, name],
       );
       if (stored === undefined) return undefined;
-      await this.updateColumns(tx, stored.id, changes);
+      const written = headers?.(sealedHeadersOf(stored));
+      await this.updateColumns(tx, stored.id, { ...changes, ...written?.columns });
       await this.audit.record(tx, {
         organizationId,
         actorUserId: actor.userId,
         action: 'webhook.updated',
         webhook: name,
-        fields: changedFields(stored, changes),
+        fields: withHeaders(changedFields(stored, changes), written),
       });
       return this.findByName(organizationId, name, tx);
     });

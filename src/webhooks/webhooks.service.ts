@@ -2,13 +2,25 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../audit/audit.model';
 import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
-import { SecretBox } from '../crypto/secret-box';
+import { SealedSecret, SecretBox } from '../crypto/secret-box';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
-import { columnsOfPatch, columnsOfStored, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
-import { CheckedUrl, newSigningSecret, signingSecretBinding, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
-import { WebhooksRepository } from './webhooks.repository';
+import { HeaderList, headerLimitProblems, mergeHeaders } from './custom-headers';
+import { columnsOfPatch, columnsOfStored, headerColumnsOf, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
+import {
+  CheckedUrl,
+  customHeadersBinding,
+  newSigningSecret,
+  signingSecretBinding,
+  UrlField,
+  WebhookDraft,
+  WebhookPatch,
+} from './webhook.model';
+import { HeadersWrite, WebhooksRepository } from './webhooks.repository';
+
+/** How a write changes the custom headers: replaces them all (create, legacy create-or-update), or merges a patch in (null: removes them all). */
+type HeadersChange = { readonly replace: HeaderList } | { readonly merge: Readonly<Record<string, string | null>> | null };
 
 /**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
@@ -54,6 +66,7 @@ export class WebhooksService {
       this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
       this.max,
       actor,
+      draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers }),
     );
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
@@ -69,7 +82,8 @@ export class WebhooksService {
     const stored = storedOf(draft);
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
-    const replaced = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor);
+    const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
+    const replaced = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor, headers);
     if (replaced === 'limit reached') throw Errors.limitReached(this.max);
     return { ...toWebhookBody(replaced.webhook), secret: this.secrets.open(replaced.secret, binding) };
   }
@@ -78,7 +92,8 @@ export class WebhooksService {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
     await this.requireResolvable(urlsOf(patch));
 
-    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch), actor);
+    const headers = patch.headers === undefined ? undefined : this.headersWrite(organizationId, name, { merge: patch.headers });
+    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch), actor, headers);
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
   }
@@ -120,6 +135,28 @@ export class WebhooksService {
     await this.webhooks.delete(organizationId, name, actor);
   }
 
+  /**
+   * docs/api.md 10.15: the headers a write leaves, from the stored ones, sealed to the webhook;
+   * 400 when they break the limits of a webhook's whole set (a patch can add to what is stored).
+   * A replace that cannot open the stored ones (a key gone) counts as a change; a merge needs them.
+   */
+  private headersWrite(organizationId: number, name: string, change: HeadersChange): HeadersWrite {
+    const binding = customHeadersBinding(organizationId, name);
+    const open = (stored: SealedSecret): HeaderList => JSON.parse(this.secrets.open(stored, binding)) as HeaderList;
+    return (stored) => {
+      let current: HeaderList | undefined = [];
+      if (stored !== null && 'replace' in change) current = tryOpen(() => open(stored));
+      else if (stored !== null) current = open(stored);
+      const next = 'replace' in change ? change.replace : change.merge === null ? [] : mergeHeaders(current!, change.merge);
+      const problems = headerLimitProblems(next);
+      if (problems.length > 0) throw Errors.badRequest(problems.map((problem) => `headers: ${problem}`));
+      return {
+        columns: headerColumnsOf(next, next.length === 0 ? null : this.secrets.seal(JSON.stringify(next), binding)),
+        changed: current === undefined || JSON.stringify(current) !== JSON.stringify(next),
+      };
+    };
+  }
+
   private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {
     const named: NamedUrl[] = urls.flatMap(([field, { href, hostname }]) =>
       hostname === undefined ? [] : [{ field, hostname, port: portOf(href) }],
@@ -128,5 +165,13 @@ export class WebhooksService {
     const verdict = await this.resolution.check(named);
     if (verdict.kind === 'invalid') throw Errors.invalidUrl(verdict.messages);
     if (verdict.kind === 'unavailable') throw Errors.dnsUnavailable();
+  }
+}
+
+function tryOpen<T>(open: () => T): T | undefined {
+  try {
+    return open();
+  } catch {
+    return undefined;
   }
 }

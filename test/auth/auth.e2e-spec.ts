@@ -299,7 +299,7 @@ describeEachDatabase('authentication and authorization', (kind) => {
     });
   });
 
-  describe("the console's routes (docs/api.md 10.7, 10.9, 10.10): the same callers, then the webhook", () => {
+  describe("the console's routes (docs/api.md 10.7, 10.9, 10.10, 10.14): the same callers, then the webhook", () => {
     /** Each console route for webhook `name` (delivery 1 of it, where the route names one). */
     const CONSOLE_ROUTES: readonly [string, (name: string, h: Record<string, string>) => Test][] = [
       ['GET …/deliveries', (name, h) => withHeaders(t.http().get(`/api/webhook/${name}/deliveries`), h)],
@@ -308,6 +308,11 @@ describeEachDatabase('authentication and authorization', (kind) => {
       ['POST …/test', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/test`), h)],
       ['POST …/secret/rotate', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/secret/rotate`), h).send({})],
       ['POST …/enable', (name, h) => withHeaders(t.http().post(`/api/webhook/${name}/enable`), h)],
+      [
+        'POST …/recover',
+        (name, h) =>
+          withHeaders(t.http().post(`/api/webhook/${name}/recover`), h).send({ since: new Date(Date.now() - 3600_000).toISOString() }),
+      ],
       ['GET /api/audit', (_name, h) => withHeaders(t.http().get('/api/audit'), h)],
     ];
 

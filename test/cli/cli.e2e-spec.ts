@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import SqliteDatabase from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDatabase, TestDatabase } from '../support/databases';
 import { CliResult, runCli, startServer, waitForHealthy } from '../support/processes';
@@ -57,6 +59,26 @@ function expectId(value: Record<string, unknown>): number {
   const id = value.id as number;
   expect(Number.isInteger(id) && id > 0).toBe(true);
   return id;
+}
+
+/** Runs a statement on the throwaway database: the CLI makes no webhooks, and a recovery needs one with a failed delivery. */
+async function sql(db: TestDatabase, statement: string, params: (string | number)[] = []): Promise<Record<string, unknown>[]> {
+  if (db.kind === 'sqlite') {
+    const connection = new SqliteDatabase(db.url.slice('sqlite:'.length));
+    try {
+      const prepared = connection.prepare(statement);
+      return prepared.reader ? (prepared.all(...params) as Record<string, unknown>[]) : (prepared.run(...params), []);
+    } finally {
+      connection.close();
+    }
+  }
+  const connection = await mysql.createConnection({ uri: db.url });
+  try {
+    const [rows] = await connection.query(statement, params);
+    return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+  } finally {
+    await connection.end();
+  }
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
@@ -194,6 +216,62 @@ describeEachDatabase('operator CLI', (kind) => {
 
     it('event send refuses an unknown organization with not found', async () => {
       expect(failed(await cli('event', 'send', '--org', '999999', '--type', 'user.updated')).code).toBe('not found');
+    });
+
+    it('webhook recover prints {"deliveries"}, recorded in the operator trail and, with actor null, in the organization\'s', async () => {
+      const org = expectId(succeeded(await cli('org', 'create', '--name', 'Recovering')));
+      await sql(db, 'INSERT INTO webhook_sources (organization_id) VALUES (?)', [org]);
+      const [source] = await sql(db, 'SELECT id FROM webhook_sources WHERE organization_id = ?', [org]);
+      await sql(
+        db,
+        "INSERT INTO webhooks (source_id, name, url, secret, secret_key_id) VALUES (?, 'lost', 'https://hooks.example.com/', 's', 'k')",
+        [Number(source.id)],
+      );
+      const sent = succeeded(await cli('event', 'send', '--org', String(org), '--type', 'card.updated'));
+      expect(sent.deliveries).toBe(1);
+      await sql(db, "UPDATE deliveries SET state = 'failed', next_attempt_at = NULL WHERE event_id = ?", [sent.id as string]);
+
+      const since = new Date(Date.now() - 3600_000).toISOString();
+      expect(succeeded(await cli('webhook', 'recover', '--org', String(org), '--name', 'lost', '--since', since))).toEqual({
+        deliveries: 1,
+      });
+      const [audit, again, unknownWebhook, tooOld, future] = await Promise.all([
+        cli('audit', 'list', '--limit', '1'),
+        cli('webhook', 'recover', '--org', String(org), '--name', 'lost', '--since', since, '--until', new Date().toISOString()),
+        cli('webhook', 'recover', '--org', String(org), '--name', 'missing', '--since', since),
+        cli('webhook', 'recover', '--org', String(org), '--name', 'lost', '--since', '2000-01-01T00:00:00Z'),
+        cli('webhook', 'recover', '--org', String(org), '--name', 'lost', '--since', since, '--until', '2999-01-01T00:00:00Z'),
+      ]);
+      expect(succeeded(audit)).toEqual({
+        entries: [
+          {
+            id: expect.any(Number),
+            at: expect.stringMatching(ISO_8601),
+            action: 'delivery.recovered',
+            platformKey: null,
+            organizations: [org],
+            webhook: 'lost',
+          },
+        ],
+      });
+      // the first recovery made the delivery pending (its first batch is the request's): nothing failed is left for the second
+      expect(succeeded(again)).toEqual({ deliveries: 0 });
+      expect(await sql(db, 'SELECT state FROM deliveries WHERE event_id = ?', [sent.id as string])).toEqual([{ state: 'pending' }]);
+      expect(failed(unknownWebhook).code).toBe('not found');
+      expect(failed(tooOld)).toEqual({ code: 'bad request', message: expect.stringContaining('since: must be within the last 30 days') });
+      expect(failed(future)).toEqual({ code: 'bad request', message: 'until: must not be in the future' });
+      const entries = await sql(
+        db,
+        'SELECT actor_user_id AS actor, action, webhook, fields FROM audit_entries WHERE organization_id = ? ORDER BY id',
+        [org],
+      );
+      expect(entries).toEqual(Array(2).fill({ actor: null, action: 'delivery.recovered', webhook: 'lost', fields: '["since","until"]' }));
+    });
+
+    it('webhook recover refuses an unknown organization with not found', async () => {
+      expect(failed(await cli('webhook', 'recover', '--org', '999999', '--name', 'lost', '--since', '2026-01-01T00:00:00Z')).code).toBe(
+        'not found',
+      );
     });
 
     it('migrate on a fresh database prints the names of the migrations it applied', () => {
@@ -393,6 +471,16 @@ describe('operator CLI: command-line errors', () => {
       },
       { title: 'platform-key revoke with neither --id nor --token', args: () => ['platform-key', 'revoke'] },
       { title: 'platform-key create --expires-in 0', args: () => ['platform-key', 'create', '--name', 'k', '--expires-in', '0'] },
+      { title: 'webhook without subcommand', args: () => ['webhook'] },
+      { title: 'webhook recover without --since', args: () => ['webhook', 'recover', '--org', String(orgId), '--name', 'lost'] },
+      {
+        title: 'webhook recover --since that is not a moment',
+        args: () => ['webhook', 'recover', '--org', String(orgId), '--name', 'lost', '--since', 'yesterday'],
+      },
+      {
+        title: 'webhook recover --name that is not a name',
+        args: () => ['webhook', 'recover', '--org', String(orgId), '--name', 'Lost!', '--since', '2026-01-01T00:00:00Z'],
+      },
     ])('$title', async ({ args }) => {
       failed(await runCli(args(), env));
     });

@@ -102,6 +102,123 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     expect((await log(cookie, '?state=succeeded')).body.data).toEqual([]);
   });
 
+  describe('filters: type, since, until (docs/api.md 10.7)', () => {
+    /** A webhook with one delivery per type given, each created at the moment given beside it. */
+    async function typedDeliveries(events: [type: 'transaction.created' | 'card.updated' | 'user.updated', createdAt: string][]) {
+      const owner = await t.member('owner');
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/webhook/logged')
+            .set('Cookie', owner.cookie)
+            .send({ url: `https://${HOOKS}${newPath()}` })
+        ).status,
+      ).toBe(201);
+      const ingest = t.app.get(EventIngest);
+      const ids: number[] = [];
+      for (const [type, createdAt] of events) {
+        const { id } = await ingest.accept({ type, organization: owner.organizationId, data: {} });
+        const [row] = await t.dataSource.query('SELECT id FROM deliveries WHERE event_id = ?', [id]);
+        await t.dataSource.query('UPDATE deliveries SET created_at = ? WHERE id = ?', [
+          createdAt.replace('T', ' ').replace('Z', ''),
+          row.id,
+        ]);
+        ids.push(Number(row.id));
+      }
+      await settledLog(owner.cookie, events.length);
+      return { ...owner, ids };
+    }
+
+    const idsOf = (res: { body: { data: DeliveryDto[] } }) => res.body.data.map((d) => d.id);
+
+    it('lists the deliveries of one event type, newest first', async () => {
+      const { cookie, ids } = await typedDeliveries([
+        ['card.updated', '2026-01-10T00:00:00.000Z'],
+        ['user.updated', '2026-01-10T00:00:01.000Z'],
+        ['card.updated', '2026-01-10T00:00:02.000Z'],
+      ]);
+      const res = await log(cookie, '?type=card.updated');
+      expect(res.status).toBe(200);
+      expect(idsOf(res)).toEqual([ids[2], ids[0]]);
+      expect(res.body.data.every((d: DeliveryDto) => d.event.type === 'card.updated')).toBe(true);
+      expect(idsOf(await log(cookie, '?type=transaction.created'))).toEqual([]);
+    });
+
+    it('bounds the creation time: since inclusive, until exclusive, with Z or an offset', async () => {
+      const { cookie, ids } = await typedDeliveries([
+        ['user.updated', '2026-01-10T09:59:59.999Z'],
+        ['user.updated', '2026-01-10T10:00:00.000Z'],
+        ['user.updated', '2026-01-10T10:30:00.000Z'],
+        ['user.updated', '2026-01-10T11:00:00.000Z'],
+      ]);
+      expect(idsOf(await log(cookie, '?since=2026-01-10T10:00:00Z'))).toEqual([ids[3], ids[2], ids[1]]);
+      expect(idsOf(await log(cookie, '?until=2026-01-10T11:00:00Z'))).toEqual([ids[2], ids[1], ids[0]]);
+      expect(idsOf(await log(cookie, `?since=${encodeURIComponent('2026-01-10T12:00:00+02:00')}&until=2026-01-10T10:30:00.001Z`))).toEqual([
+        ids[2],
+        ids[1],
+      ]);
+      // an unencoded + arrives as a space: still the offset it was
+      expect(idsOf(await log(cookie, '?since=2026-01-10T12:00:00+02:00&until=2026-01-10T10:30:00.001Z'))).toEqual([ids[2], ids[1]]);
+    });
+
+    it('combines the filters, and keeps them in the cursor from page to page', async () => {
+      const { cookie, ids } = await typedDeliveries([
+        ['card.updated', '2026-01-09T00:00:00.000Z'],
+        ['card.updated', '2026-01-10T00:00:00.000Z'],
+        ['user.updated', '2026-01-10T00:00:01.000Z'],
+        ['card.updated', '2026-01-10T00:00:02.000Z'],
+        ['card.updated', '2026-01-10T00:00:03.000Z'],
+        ['card.updated', '2026-01-11T00:00:00.000Z'],
+      ]);
+      const filter = '&state=succeeded&type=card.updated&since=2026-01-10T00:00:00Z&until=2026-01-11T00:00:00Z';
+      const seen: number[] = [];
+      let next: string | null = null;
+      do {
+        const res = await log(cookie, `?limit=1${filter}${next ? `&cursor=${encodeURIComponent(next)}` : ''}`);
+        expect(res.status).toBe(200);
+        seen.push(...idsOf(res));
+        next = res.body.next;
+      } while (next !== null);
+      expect(seen).toEqual([ids[4], ids[3], ids[1]]);
+
+      const { next: cursor } = (await log(cookie, `?limit=1${filter}`)).body;
+      const other = await log(cookie, `?limit=1&type=card.updated&cursor=${encodeURIComponent(cursor)}`);
+      expect({ status: other.status, body: other.body }).toEqual({
+        status: 400,
+        body: { code: 'bad request', message: ['cursor: belongs to another list or filter'] },
+      });
+    });
+
+    it('pages deliveries created in the same millisecond by id', async () => {
+      const same = '2026-01-10T00:00:00.000Z';
+      const { cookie, ids } = await typedDeliveries([
+        ['user.updated', same],
+        ['user.updated', same],
+        ['user.updated', same],
+      ]);
+      const first = await log(cookie, '?limit=2');
+      const second = await log(cookie, `?limit=2&cursor=${encodeURIComponent(first.body.next)}`);
+      expect([...idsOf(first), ...idsOf(second)]).toEqual([ids[2], ids[1], ids[0]]);
+      expect(second.body.next).toBeNull();
+    });
+
+    it.each([
+      ['an unknown type', '?type=card.created', 'type: must be one of'],
+      ['a group wildcard as the type', '?type=card.*', 'type: must be one of'],
+      ['a since that is not a moment', '?since=yesterday', 'since: must be an ISO 8601 date and time'],
+      ['a local time', '?until=2026-01-10T10:00:00', 'until: must be an ISO 8601 date and time'],
+      ['an until equal to since', '?since=2026-01-10T10:00:00Z&until=2026-01-10T10:00:00Z', 'until: must be after since'],
+      ['an until before since', '?since=2026-01-10T10:00:00Z&until=2026-01-09T10:00:00Z', 'until: must be after since'],
+      ['a repeated type', '?type=card.updated&type=user.updated', 'type: must be given once'],
+    ])('answers %s 400 bad request, naming the parameter', async (_, query, message) => {
+      const { cookie } = await webhookWithEvents(0);
+      const res = await log(cookie, query);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 'bad request', message: [expect.stringContaining(message)] });
+    });
+  });
+
   it('shows one delivery with every attempt', async () => {
     const { cookie } = await webhookWithEvents(1, { status: 503 });
     const [delivery] = await settledLog(cookie, 1);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,23 @@ describeEachDatabase('secrets at rest', (kind: DatabaseKind) => {
     ).toBe(secret);
   });
 
+  it('never stores a custom header value in plain text (docs/api.md 10.15)', async () => {
+    const { cookie } = await t.member('owner');
+    const value = `receiver-key-${randomUUID()}`;
+    const created = await t
+      .http()
+      .post('/api/webhook/headed')
+      .set('Cookie', cookie)
+      .send({ url: 'https://hooks.example.com/headed', headers: { 'X-Api-Key': value } });
+    expect(created.status).toBe(201);
+    const cells = await everyStoredValue();
+    expect(
+      cells.some((cell) => cell.includes('X-Api-Key')),
+      'the name is stored as sent',
+    ).toBe(true);
+    expect(cells.filter((cell) => cell.includes(value) || cell.includes(Buffer.from(value).toString('hex')))).toEqual([]);
+  });
+
   it('stores a session token only as its hex SHA-256', async () => {
     const { token, cookie } = await t.member('owner');
     expect((await t.http().get('/api/webhook').set('Cookie', cookie)).status).toBe(200);
@@ -151,7 +168,7 @@ describe('secrets in the SQLite files', () => {
   });
   afterAll(() => t?.close());
 
-  it('never writes a signing secret or a token in plain text to the database file or its WAL, not even transiently', async () => {
+  it('never writes a signing secret, a token or a custom header value in plain text to the database file or its WAL, not even transiently', async () => {
     const { userId, token, cookie } = await t.member('owner');
     const wallet = await t.identity.createWalletToken(userId, 3600);
     const created = await t.http().post('/api/webhook/file').set('Cookie', cookie).send({ url: 'https://hooks.example.com/file' });
@@ -163,6 +180,14 @@ describe('secrets in the SQLite files', () => {
       .send({ name: 'file-legacy', url: 'https://hooks.example.com/l' });
     expect(legacy.status).toBe(200);
 
+    const headerValue = `receiver-key-${randomUUID()}`;
+    const headed = await t
+      .http()
+      .patch('/api/webhook/file')
+      .set('Cookie', cookie)
+      .send({ headers: { 'X-Api-Key': headerValue } });
+    expect(headed.status).toBe(200);
+
     const database = t.config.database;
     if (database.type !== 'sqlite') throw new Error('expected a SQLite database');
     const files = [database.path, `${database.path}-wal`].filter((file) => existsSync(file));
@@ -170,7 +195,7 @@ describe('secrets in the SQLite files', () => {
     const [session]: { hash: string }[] = await t.dataSource.query('SELECT token_hash AS hash FROM sessions WHERE user_id = ?', [userId]);
     expect(bytes.includes(session.hash), 'the scan sees the rows just written').toBe(true);
     const secrets: string[] = [created.body.secret, legacy.body.secret];
-    const needles = [...secrets, ...secrets.map((secret) => secret.slice('whsec_'.length)), token, wallet.token];
+    const needles = [...secrets, ...secrets.map((secret) => secret.slice('whsec_'.length)), token, wallet.token, headerValue];
     expect(needles.filter((needle) => bytes.includes(needle))).toEqual([]);
   });
 });

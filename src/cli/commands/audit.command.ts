@@ -9,7 +9,7 @@ const MAX_LIMIT = 1000;
 
 @SubCommand({
   name: 'list',
-  description: 'The operator audit trail (platform keys created and revoked), newest first; prints {"entries":[…]}',
+  description: 'The operator audit trail (platform keys created and revoked, recoveries made here), newest first; prints {"entries":[…]}',
 })
 export class AuditListCommand extends OperatorCommand {
   constructor(private readonly identity: IdentityService) {

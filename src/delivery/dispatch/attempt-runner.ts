@@ -4,7 +4,7 @@ import { version } from '../../../package.json';
 import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import { signingSecretBinding } from '../../webhooks/webhook.model';
+import { customHeadersBinding, signingSecretBinding } from '../../webhooks/webhook.model';
 import { AttemptOutcome, eventPayloadBinding } from '../delivery.model';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
@@ -42,6 +42,7 @@ export class AttemptRunner {
   async run(delivery: ClaimedDelivery, target: WebhookTarget, body: Buffer | undefined, at: Date): Promise<AttemptOutcome> {
     if (body === undefined) return INTERNAL_ERROR;
     let signature: string;
+    let custom: Record<string, string> = {};
     try {
       // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
       const secrets = [this.secrets.open(target.secret, signingSecretBinding(delivery.organizationId, target.name))];
@@ -49,6 +50,12 @@ export class AttemptRunner {
         secrets.push(this.secrets.open(target.previous.secret, signingSecretBinding(delivery.organizationId, target.name, 'previous')));
       }
       signature = webhookSignature(secrets, delivery.eventId, at, body);
+      // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
+      if (target.headers !== undefined) {
+        custom = Object.fromEntries(
+          JSON.parse(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name))) as [string, string][],
+        );
+      }
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
       return INTERNAL_ERROR;
@@ -56,6 +63,7 @@ export class AttemptRunner {
     return this.sender.send(
       target.url,
       {
+        ...custom,
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
         'webhook-id': delivery.eventId,

@@ -300,6 +300,25 @@ export class DeliveryQueue {
   }
 
   /**
+   * docs/api.md 10.7, 10.14: deliveries sent again, in the caller's transaction (a replay, a
+   * recovery's batch): a succeeded or failed one is pending again, due `now`, and a pending one
+   * that no instance holds is brought forward; either way the retry schedule starts again after
+   * the attempts already made. A cancelled one, or one in flight, is left as it is. `lane`: a
+   * replay someone waits for goes with the first attempts, a recovery's batch with the backlog
+   * (docs/api.md 10.10). The one statement that brings a delivery back to the queue.
+   */
+  async requeue(tx: SqlExecutor, ids: readonly number[], now: Date, lane: keyof typeof LANE): Promise<number> {
+    if (ids.length === 0) return 0;
+    return tx.execute(
+      varying(
+        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts, lane = ?
+          WHERE id IN (${placeholders(ids.length)}) AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
+      ),
+      [sqlTimestamp(now), LANE[lane], ...ids],
+    );
+  }
+
+  /**
    * docs/api.md 10.10: a disabled webhook's pending deliveries are failed, without a further
    * attempt (the attempt log keeps what was tried), in the disabling transaction; a replay after
    * it is enabled sends them again. Those an instance holds under a live lease are its to end:

@@ -7,12 +7,16 @@ import { EventEntity } from './event.entity';
  * One event for one webhook (docs/api.md 10.2, 10.5): the queue's row. A pending delivery is due
  * at `next_attempt_at`; a claimed one carries its claimer's `claim_token` and a
  * `next_attempt_at` moved to the end of its lease, so that it is due again if the claimer dies.
+ * The log reads a webhook's deliveries newest first by `created_at`, then id, through one index
+ * per combination of its filters (docs/api.md 10.7); a recovery reads a range of the failed ones.
  */
 @Entity('deliveries')
 @Index('ix_deliveries_due', ['state', 'nextAttemptAt'])
-@Index('ix_deliveries_webhook', ['webhookId', 'id'])
-@Index('ix_deliveries_webhook_state', ['webhookId', 'state', 'id'])
 @Index('ix_deliveries_webhook_lane_due', ['webhookId', 'state', 'lane', 'nextAttemptAt'])
+@Index('ix_deliveries_webhook_created', ['webhookId', 'createdAt', 'id'])
+@Index('ix_deliveries_webhook_state_created', ['webhookId', 'state', 'createdAt', 'id'])
+@Index('ix_deliveries_webhook_type_created', ['webhookId', 'eventType', 'createdAt', 'id'])
+@Index('ix_deliveries_webhook_state_type_created', ['webhookId', 'state', 'eventType', 'createdAt', 'id'])
 @Index('ix_deliveries_event', ['eventId'])
 export class DeliveryEntity {
   @PrimaryGeneratedColumn()
@@ -27,6 +31,10 @@ export class DeliveryEntity {
   /** Null once the webhook is deleted (its open deliveries were cancelled with it). */
   @Column({ name: 'webhook_id', type: 'int', nullable: true })
   webhookId: number | null;
+
+  /** Its event's type, kept beside it for the log's `type` filter (docs/api.md 10.7); set by the fan-out. */
+  @Column({ name: 'event_type', type: 'varchar', length: 64, default: '' })
+  eventType: string;
 
   @Column({ type: 'simple-enum', enum: DELIVERY_STATES })
   state: DeliveryState;

@@ -57,21 +57,21 @@ const GROUP_MAX_EVENTS = 64;
 const ENABLED = WebhookSql.enabled;
 
 /**
- * The fan-out's INSERT … SELECT: one delivery per webhook of the organization, pending and due
- * now, or failed at once for a disabled webhook (docs/api.md 10.10); with a handoff, those
- * the dispatcher may take at once (enabled, no rate limit, not excluded) are inserted claimed
- * by it (due again at the lease's end). Its parameters: fanOutParams.
+ * The fan-out's INSERT … SELECT: one delivery per webhook of the organization that takes the
+ * event's type (docs/api.md 10.13), pending and due now, or failed at once for a disabled
+ * webhook (docs/api.md 10.10); with a handoff, those the dispatcher may take at once (enabled,
+ * no rate limit, the breaker closed, not excluded) are inserted claimed by it (due again at the
+ * lease's end). Its parameters: fanOutParams.
  */
 function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
-  const handedOver = handoff
-    ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL${handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : ''}`
-    : undefined;
+  const excluded = handoff && handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : '';
+  const handedOver = handoff ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breaker_open_until IS NULL${excluded}` : undefined;
   const due = handedOver ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${handedOver} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
   const token = handedOver ? `CASE WHEN ${handedOver} THEN ? END` : 'NULL';
-  return `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
-      FROM ${WebhookSql.withSource}
-     WHERE ${WebhookSql.organization} = ?${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
+  return `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
+      FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
+     WHERE ${WebhookSql.organization} = ? AND ${WebhookSql.takes}${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
 }
 
 function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): SqlValue[] {
@@ -81,10 +81,12 @@ function fanOutParams(event: NewEvent, { handoff, onlyEnabledExcept }: FanOut): 
   return [
     event.id,
     event.organizationId,
+    event.type,
     ...due,
     ...(handoff ? [...exclude, handoff.token] : []),
     at,
     event.organizationId,
+    ...WebhookSql.takesParams(event.type),
     ...(onlyEnabledExcept === undefined ? [] : [onlyEnabledExcept]),
   ];
 }
@@ -211,9 +213,9 @@ export class EventsRepository {
       const { sql, params } = insertEvent(event);
       await tx.execute(sql, params);
       const deliveryId = await tx.insert(
-        `INSERT INTO deliveries (event_id, organization_id, webhook_id, state, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
-        [event.id, event.organizationId, webhookId, at, at],
+        `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+        [event.id, event.organizationId, event.type, webhookId, at, at],
       );
       await this.audit.record(tx, change, event.createdAt);
       return deliveryId;

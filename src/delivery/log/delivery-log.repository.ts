@@ -2,12 +2,15 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../audit/audit.model';
 import { AuditRepository } from '../../audit/audit.repository';
 import { Database } from '../../database/database';
-import { sqlTimestamp } from '../../database/sql-dialect';
+import type { SqlValue } from '../../database/sql-executor';
+import { SqlDialect, sqlTimestamp } from '../../database/sql-dialect';
 import type { DeliveryState } from '../delivery.model';
+import { DeliveryQueue } from '../dispatch/delivery-queue';
 
-// The Database executor: a page of the log is one indexed range scan (ix_deliveries_webhook, or
-// ix_deliveries_webhook_state with a state filter) in id order; test/delivery/delivery-log-plan.e2e-spec.ts
-// checks MariaDB's plan at 200 000 deliveries.
+// The Database executor: a page of the log is one indexed range scan in the log's order, whatever
+// its filters (ix_deliveries_webhook_created, or the index of the state and type filters given,
+// the times bounding its range); test/delivery/delivery-log-plan.e2e-spec.ts checks MariaDB's
+// plan at 200 000 deliveries.
 
 /** A delivery as the log reads it (datetimes as the driver gives them). */
 export interface DeliveryRow {
@@ -36,17 +39,63 @@ const COLUMNS = `d.id AS id, d.state AS state, d.attempts AS attempts, d.created
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
   e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt`;
 
+/** The log's filters (docs/api.md 10.7): null, or the value; `since` inclusive, `until` exclusive. */
+export interface LogFilters {
+  readonly state: DeliveryState | null;
+  readonly type: string | null;
+  readonly since: Date | null;
+  readonly until: Date | null;
+}
+
+/** Where the page before ended: the creation time (ms) and id of its last delivery; the next page starts after them. */
+export type LogPosition = readonly [createdAtMs: number, id: number];
+
+/** Which parts a page's statement has: the filters given, and a position to start after (its LIMIT is bound). */
+export type PageShape = { readonly [K in keyof LogFilters]: boolean } & { readonly after: boolean };
+
+/** The index whose range a page reads: the one of the state and type filters given, in the log's order. */
+export const pageIndex = ({ state, type }: Pick<PageShape, 'state' | 'type'>): string =>
+  `ix_deliveries_webhook${state ? '_state' : ''}${type ? '_type' : ''}_created`;
+
 /**
- * A page of a webhook's log: the deliveries are taken first (a derived table with its LIMIT, so
- * that no planner starts from the events and sorts), then joined to their events. Parameters:
- * the webhook id, then the state and the id bound when given, then the page's size.
+ * A page of a webhook's log, newest first (`created_at`, then id, both descending): the deliveries
+ * are taken first (a derived table with its LIMIT, so that no planner starts from the events and
+ * sorts), then joined to their events. The position bound is written as one range
+ * (`created_at <= ?`) and a filter on it, so that both dialects read it as a range of the index.
+ * Parameters: pageParams.
  */
-export function pageSql({ state, before }: { state: boolean; before: boolean }): string {
-  const where = ['webhook_id = ?', ...(state ? ['state = ?'] : []), ...(before ? ['id < ?'] : [])];
+export function pageSql({ state, type, since, until, after }: PageShape, dialect: SqlDialect): string {
+  const where = [
+    'webhook_id = ?',
+    ...(state ? ['state = ?'] : []),
+    ...(type ? ['event_type = ?'] : []),
+    ...(since ? ['created_at >= ?'] : []),
+    ...(until ? ['created_at < ?'] : []),
+    ...(after ? ['created_at <= ? AND (created_at < ? OR id < ?)'] : []),
+  ];
   return `SELECT ${COLUMNS}
-    FROM (SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?) d
+    FROM (SELECT * FROM deliveries${dialect.indexedBy(pageIndex({ state, type }))} WHERE ${where.join(' AND ')}
+           ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
-   ORDER BY d.id DESC`;
+   ORDER BY d.created_at DESC, d.id DESC`;
+}
+
+export function pageParams(
+  webhookId: number,
+  { state, type, since, until }: LogFilters,
+  after: LogPosition | undefined,
+  limit: number,
+): SqlValue[] {
+  const at = after && sqlTimestamp(new Date(after[0]));
+  return [
+    webhookId,
+    ...(state === null ? [] : [state]),
+    ...(type === null ? [] : [type]),
+    ...(since === null ? [] : [sqlTimestamp(since)]),
+    ...(until === null ? [] : [sqlTimestamp(until)]),
+    ...(after === undefined ? [] : [at!, at!, after[1]]),
+    limit,
+  ];
 }
 
 @Injectable()
@@ -54,17 +103,21 @@ export class DeliveryLogRepository {
   constructor(
     private readonly db: Database,
     private readonly audit: AuditRepository,
+    private readonly queue: DeliveryQueue,
   ) {}
 
-  /** Up to `limit` deliveries of the webhook, newest first, with ids below `beforeId` when given. */
-  page(
-    webhookId: number,
-    { state, beforeId, limit }: { state: DeliveryState | null; beforeId: number | undefined; limit: number },
-  ): Promise<DeliveryRow[]> {
-    const params = [webhookId, ...(state === null ? [] : [state]), ...(beforeId === undefined ? [] : [beforeId]), limit];
+  /** Up to `limit` deliveries of the webhook that pass the filters, newest first, after `after` when given. */
+  page(webhookId: number, filters: LogFilters, after: LogPosition | undefined, limit: number): Promise<DeliveryRow[]> {
+    const shape: PageShape = {
+      state: filters.state !== null,
+      type: filters.type !== null,
+      since: filters.since !== null,
+      until: filters.until !== null,
+      after: after !== undefined,
+    };
     return this.db.select<DeliveryRow & Record<string, unknown>>(
-      pageSql({ state: state !== null, before: beforeId !== undefined }),
-      params,
+      pageSql(shape, this.db.dialect),
+      pageParams(webhookId, filters, after, limit),
     );
   }
 
@@ -110,11 +163,7 @@ export class DeliveryLogRepository {
         [id, webhook.id],
       );
       if (row === undefined || row.state === 'cancelled') return row?.state;
-      await tx.execute(
-        `UPDATE deliveries SET state = 'pending', next_attempt_at = ?, retry_from = attempts, lane = 0
-          WHERE id = ? AND (state IN ('succeeded', 'failed') OR (state = 'pending' AND claim_token IS NULL))`,
-        [sqlTimestamp(now), id],
-      );
+      await this.queue.requeue(tx, [id], now, 'fresh');
       await this.audit.record(
         tx,
         {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { dateOf } from '../../database/sql-dialect';
-import { AttemptRow, DeliveryLogRepository, DeliveryRow } from './delivery-log.repository';
+import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition } from './delivery-log.repository';
 import { PageCursors } from '../../crypto/page-cursors';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
@@ -38,10 +38,15 @@ const attemptOf = (row: AttemptRow): AttemptDto => ({
   error: row.error,
 });
 
+/** The cursor's scope: the webhook and every filter, so that a cursor serves only the list it came from. */
+const scopeOf = (webhookId: number, { state, type, since, until }: LogFilters): string =>
+  `deliveries:${webhookId}:${state ?? ''}:${type ?? ''}:${since?.getTime() ?? ''}:${until?.getTime() ?? ''}`;
+
 /**
- * The delivery log of one webhook (docs/api.md 10.7): newest first, in pages whose `next`
- * cursor stays valid while new deliveries arrive. A webhook the organization does not have is
- * 404, whoever else has one of that name.
+ * The delivery log of one webhook (docs/api.md 10.7): newest first, filtered by state, event
+ * type and creation time, in pages whose `next` cursor keeps the filters and stays valid while
+ * new deliveries arrive. A webhook the organization does not have is 404, whoever else has one
+ * of that name.
  */
 @Injectable()
 export class DeliveryLogService {
@@ -51,13 +56,20 @@ export class DeliveryLogService {
     private readonly cursors: PageCursors,
   ) {}
 
-  async page(organizationId: number, name: string, { limit, state, cursor }: DeliveryLogQueryDto): Promise<DeliveryPageDto> {
+  async page(organizationId: number, name: string, query: DeliveryLogQueryDto): Promise<DeliveryPageDto> {
     const webhookId = await this.webhookId(organizationId, name);
-    const scope = `deliveries:${webhookId}:${state ?? ''}`;
-    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
-    const rows = await this.log.page(webhookId, { state: state ?? null, beforeId, limit: limit + 1 });
-    const data = rows.slice(0, limit).map(deliveryOf);
-    const next = rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null;
+    const filters: LogFilters = {
+      state: query.state ?? null,
+      type: query.type ?? null,
+      since: query.since ?? null,
+      until: query.until ?? null,
+    };
+    const scope = scopeOf(webhookId, filters);
+    const after = query.cursor === undefined ? undefined : this.cursors.decode<LogPosition>(query.cursor, scope);
+    const rows = await this.log.page(webhookId, filters, after, query.limit + 1);
+    const data = rows.slice(0, query.limit).map(deliveryOf);
+    const last = rows[query.limit - 1];
+    const next = rows.length > query.limit ? this.cursors.encode(scope, [dateOf(last.createdAt).getTime(), Number(last.id)]) : null;
     return { data, next };
   }
 

@@ -1,8 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
+import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
+import { headerProblems, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 
 const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
@@ -62,4 +64,79 @@ export const RateLimitField = ({ nullable = false } = {}) =>
     IsInt({ message: RATE_LIMIT_RULE }),
     Min(MIN_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
     Max(MAX_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
+  );
+
+/** What is wrong with an `events` list (docs/api.md 10.13), or undefined: an item is named by position unless it is a known type. */
+function eventsProblem(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return 'must be an array of event types';
+  if (value.length === 0) return 'must list at least one event type';
+  const known = SUBSCRIBABLE_EVENTS as readonly unknown[];
+  const unknown = value.findIndex((item) => !known.includes(item));
+  if (unknown >= 0) return `item ${unknown + 1} is not one of ${SUBSCRIBABLE_EVENTS.join(', ')}`;
+  const repeated = value.find((item, i) => value.indexOf(item) !== i) as string | undefined;
+  return repeated === undefined ? undefined : `${repeated} is listed twice`;
+}
+
+/** The OpenAPI enum of what `events` may list (docs/api.md 10.13), one schema for the bodies and the answers. */
+export const EVENT_SUBSCRIPTION_DOC = {
+  enum: SUBSCRIBABLE_EVENTS,
+  enumName: 'EventSubscription',
+  enumSchema: { description: 'An event type, or a group wildcard that takes every type of its group' },
+  isArray: true,
+} as const;
+
+/** `events` (docs/api.md 10.13): the event types a webhook takes, each a type or a group wildcard; in a patch, null clears it. */
+export const EventsField = ({ nullable = false } = {}) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      ...EVENT_SUBSCRIPTION_DOC,
+      minItems: 1,
+      uniqueItems: true,
+      nullable,
+      description:
+        'The event types the webhook takes: types, or a group wildcard (transaction.*, card.*, user.*); absent, every type' +
+        (nullable ? '; null takes every type again' : ''),
+    }),
+    ValidateIf(nullable ? givenNotNull : given),
+    ValidateBy({
+      name: 'isEventSubscriptions',
+      validator: { validate: (value) => eventsProblem(value) === undefined, defaultMessage: (args) => eventsProblem(args?.value) ?? '' },
+    }),
+  );
+
+const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$";
+const HEADER_VALUE_PATTERN = '^[!-~]([ -~]*[!-~])?$';
+
+/**
+ * `headers` (docs/api.md 10.15): custom headers sent with every attempt; in a patch a JSON Merge
+ * Patch (a null member removes one, null removes them all). Its problems never quote a value.
+ */
+export const HeadersField = ({ nullable = false } = {}) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      maxProperties: MAX_HEADERS,
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
+      additionalProperties: {
+        type: nullable ? ['string', 'null'] : 'string',
+        minLength: 1,
+        maxLength: MAX_HEADER_VALUE,
+        pattern: HEADER_VALUE_PATTERN,
+      },
+      nullable,
+      description:
+        'Headers sent with every attempt beside the signed ones (a receiver API key, for example): stored encrypted, never shown again ' +
+        '(reads mask every value). Not covered by the signature. Refused names: host, content-length, content-type, ' +
+        'transfer-encoding, connection, keep-alive, te, trailer, upgrade, expect, user-agent, proxy-*, webhook-*; ' +
+        'at most 8192 characters of values together' +
+        (nullable ? '. Merged: a null member removes that header (names match case-insensitively), null removes them all' : ''),
+    } as ApiPropertyOptions),
+    ValidateIf(nullable ? givenNotNull : given),
+    ValidateBy({
+      name: 'isCustomHeaders',
+      validator: {
+        validate: (value) => headerProblems(value, { nullable }).length === 0,
+        defaultMessage: (args) => headerProblems(args?.value, { nullable }).join('; '),
+      },
+    }),
   );

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
-import { GroupField, RateLimitField, UrlField, WebhookNameField } from './validation.decorators';
+import type { EventSubscription } from '../../event-types/event-types';
+import { EventsField, GroupField, HeadersField, RateLimitField, UrlField, WebhookNameField } from './validation.decorators';
 
 export class TransactionEventsDto {
   @UrlField() created?: string;
@@ -17,13 +18,15 @@ export class UserEventsDto {
   @UrlField() updated?: string;
 }
 
-/** A webhook as create and the legacy create-or-update take it: its URLs and its rate limit, no nulls. */
+/** A webhook as create and the legacy create-or-update take it: its URLs, rate limit, event types and headers, no nulls. */
 export class WebhookUrlsDto {
   @UrlField({ required: true }) url: string;
   @GroupField(() => TransactionEventsDto) transaction?: TransactionEventsDto;
   @GroupField(() => CardEventsDto) card?: CardEventsDto;
   @GroupField(() => UserEventsDto) user?: UserEventsDto;
   @RateLimitField() rateLimit?: number;
+  @EventsField() events?: EventSubscription[];
+  @HeadersField() headers?: Record<string, string>;
 }
 
 /** `POST /webhook/{name}`: a body name is still accepted (legacy clients), and loses to the path. */

@@ -1,4 +1,5 @@
-import { GroupField, RateLimitField, UrlField } from './validation.decorators';
+import type { EventSubscription } from '../../event-types/event-types';
+import { EventsField, GroupField, HeadersField, RateLimitField, UrlField } from './validation.decorators';
 
 export class TransactionEventsPatchDto {
   @UrlField({ nullable: true }) created?: string | null;
@@ -16,7 +17,8 @@ export class UserEventsPatchDto {
 
 /**
  * `PATCH /webhook/{name}`, a JSON Merge Patch: members present change, null clears an event
- * URL, a whole group or the rate limit; `url` cannot be null and `name` is not a member.
+ * URL, a whole group, the rate limit, the event types or the headers (and a header member null
+ * removes that header); `url` cannot be null and `name` is not a member.
  */
 export class WebhookPatchDto {
   @UrlField() url?: string;
@@ -24,4 +26,6 @@ export class WebhookPatchDto {
   @GroupField(() => CardEventsPatchDto, { nullable: true }) card?: CardEventsPatchDto | null;
   @GroupField(() => UserEventsPatchDto, { nullable: true }) user?: UserEventsPatchDto | null;
   @RateLimitField({ nullable: true }) rateLimit?: number | null;
+  @EventsField({ nullable: true }) events?: EventSubscription[] | null;
+  @HeadersField({ nullable: true }) headers?: Record<string, string | null> | null;
 }

@@ -1,13 +1,30 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { EventSubscription } from '../../event-types/event-types';
+import { MASKED_VALUE } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
+import { EVENT_SUBSCRIPTION_DOC } from './validation.decorators';
 import { CardEventsDto, TransactionEventsDto, UserEventsDto } from './webhook-body.dto';
 
-/** A webhook as read back: `url`, only the groups and events that are set, `rateLimit` when set, `disabled` when it is. */
+/**
+ * A webhook as read back: `url`, only the groups and events that are set, `events` and `headers`
+ * (masked) when set, `rateLimit` when set, `disabled` when it is.
+ */
 export class WebhookDto {
   @ApiProperty({ format: 'uri' }) url: string;
   @ApiPropertyOptional({ type: () => TransactionEventsDto }) transaction?: TransactionEventsDto;
   @ApiPropertyOptional({ type: () => CardEventsDto }) card?: CardEventsDto;
   @ApiPropertyOptional({ type: () => UserEventsDto }) user?: UserEventsDto;
+  @ApiPropertyOptional({
+    ...EVENT_SUBSCRIPTION_DOC,
+    description: 'The event types the webhook takes, as sent, when it does not take every type',
+  })
+  events?: EventSubscription[];
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [MASKED_VALUE] },
+    description: 'Its custom headers by name, as sent; a value is never shown again',
+  })
+  headers?: Record<string, string>;
   @ApiPropertyOptional({
     type: 'integer',
     minimum: MIN_RATE_LIMIT,

@@ -65,6 +65,21 @@ export class WebhookEntity {
   @Column({ name: 'rate_limit', type: 'int', nullable: true })
   rateLimit: number | null;
 
+  /** The event types it takes (docs/api.md 10.13): the JSON array as sent; null: every type. */
+  @Column({ name: 'event_types', type: 'varchar', length: 255, nullable: true })
+  eventTypes: string | null;
+
+  /** Its custom headers' names as sent, a JSON array, for reads (docs/api.md 10.15). */
+  @Column({ name: 'header_names', type: 'text', nullable: true })
+  headerNames: string | null;
+
+  /** Its custom headers, names and values, sealed by SecretBox like the secrets. */
+  @Column({ type: 'text', nullable: true })
+  headers: string | null;
+
+  @Column({ name: 'headers_key_id', type: 'varchar', length: 16, nullable: true })
+  headersKeyId: string | null;
+
   /** Set when the service disabled the webhook for failing for days (docs/api.md 10.10). */
   @Column({ name: 'disabled_at', type: 'datetime', precision: 3, nullable: true })
   disabledAt: Date | null;

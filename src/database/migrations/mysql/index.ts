@@ -8,6 +8,9 @@ import { FairDelivery1796000000000 } from './1796000000000-fair-delivery';
 import { PlatformKeyScopes1796100000000 } from './1796100000000-platform-key-scopes';
 import { BinaryIdempotencyKeys1796200000000 } from './1796200000000-binary-idempotency-keys';
 import { DeliveryLanes1796300000000 } from './1796300000000-delivery-lanes';
+import { WebhookSubscriptionsAndHeaders1796400000000 } from './1796400000000-webhook-subscriptions-and-headers';
+import { DeliveryLogFilters1796410000000 } from './1796410000000-delivery-log-filters';
+import { DeliveryRecovery1796420000000 } from './1796420000000-delivery-recovery';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const mysqlMigrations = (secrets: SecretBox) => [
@@ -20,4 +23,7 @@ export const mysqlMigrations = (secrets: SecretBox) => [
   PlatformKeyScopes1796100000000,
   BinaryIdempotencyKeys1796200000000,
   DeliveryLanes1796300000000,
+  WebhookSubscriptionsAndHeaders1796400000000,
+  DeliveryLogFilters1796410000000,
+  DeliveryRecovery1796420000000,
 ];

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../../audit/audit.model';
+import { Errors } from '../../common/domain-error';
+import { AppConfig } from '../../config/app-config';
+import type { SqlExecutor } from '../../database/sql-executor';
+import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { DispatchSignal } from '../dispatch-signal';
+import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
+import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
+import { KeyedRecovery, RecoveriesRepository } from './recoveries.repository';
+import { RecoveryRequest, recoveryRequestHash, recoveryWindowOf } from './recovery-window';
+import { RecoveryWorker } from './recovery-worker';
+
+/**
+ * `POST {p}/webhook/{name}/recover` and `webhook recover` (docs/api.md 10.14): every failed
+ * delivery of a webhook created in a window is sent again. The answer comes at once, whatever
+ * the number: the request counts them (one index range) and records the recovery, with its first
+ * batch and its audit entry, in one short transaction (a recovery of up to RECOVERY_BATCH is done
+ * when answered); RecoveryWorker does the rest in batches. Under an
+ * `Idempotency-Key` (as 10.1: the same webhook, 24 h) the unique index (webhook, key) decides
+ * races on any number of instances: the loser answers what the winner did, and nothing is
+ * recovered twice; the same key with another window is 409 `idempotency conflict`.
+ */
+@Injectable()
+export class DeliveryRecoveryService {
+  private readonly retentionDays: number;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly recoveries: RecoveriesRepository,
+    private readonly worker: RecoveryWorker,
+    private readonly dispatch: DispatchSignal,
+    config: AppConfig,
+  ) {
+    this.retentionDays = config.delivery.retentionDays;
+  }
+
+  /**
+   * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
+   * 409 a disabled webhook. `actor` null: an operator (the CLI), whose trail `alsoRecord` writes
+   * in the same transaction.
+   */
+  async recover(
+    organizationId: number,
+    actor: Actor | null,
+    name: string,
+    request: RecoveryRequest,
+    idempotencyKey?: string,
+    alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
+  ): Promise<RecoveredDeliveriesDto> {
+    const requestedAt = new Date();
+    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
+    const webhook = await this.webhooks.findIdentity(organizationId, name);
+    if (webhook === undefined) throw Errors.notFound();
+    const requestHash = recoveryRequestHash(request);
+    if (idempotencyKey !== undefined) {
+      const earlier = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey);
+      if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
+    }
+    if (webhook.disabled) throw Errors.disabled();
+    const outcome = await this.recoveries.start(
+      { webhookId: webhook.id, idempotencyKey, requestHash, window, requestedAt },
+      { organizationId, actorUserId: actor?.userId ?? null, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
+      alsoRecord,
+    );
+    if (outcome === 'gone') throw Errors.notFound();
+    if (outcome === 'duplicate') {
+      const winner = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey!);
+      if (winner === undefined) throw Errors.unavailable();
+      return replay(winner, requestHash);
+    }
+    if (outcome.recovered > 0) this.dispatch.wake();
+    if (outcome.state === 'more') this.worker.wake();
+    return { deliveries: outcome.deliveries };
+  }
+
+  /** A key older than its window is freed for the new recovery. */
+  private async expired(earlier: KeyedRecovery, now: Date): Promise<boolean> {
+    if (now.getTime() - earlier.requestedAt.getTime() < IDEMPOTENCY_WINDOW_MS) return false;
+    await this.recoveries.forgetIdempotencyKey(earlier.id);
+    return true;
+  }
+}
+
+function replay(earlier: KeyedRecovery, requestHash: string): RecoveredDeliveriesDto {
+  if (earlier.requestHash !== requestHash) throw Errors.idempotencyConflict();
+  return { deliveries: earlier.deliveries };
+}
