@@ -23,6 +23,8 @@ const LEASE_MARGIN_MS = 30_000;
 /** A waiting delivery whose lease has less than its attempt's deadline and this left goes back to the queue. */
 const LEASE_SAFETY_MS = 5_000;
 const WARN_EVERY_MS = 10_000;
+/** How long ingest may go by one reading of whether this instance takes hand-offs, and of the webhooks it leaves out. */
+const HANDOFF_VIEW_MS = 5;
 /** Failures the receiver never answered: the webhook's slot waits for the breaker's verdict on them. */
 const UNANSWERED: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
 
@@ -70,6 +72,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private poked = false;
   private scanWanted = true;
   private lastScan = { at: 0, tookMs: 0 };
+  private handoffView: { at: number; open: boolean; exclude: readonly number[] } = { at: 0, open: false, exclude: [] };
   /** When each kind of warning was last logged: one of each at most every WARN_EVERY_MS. */
   private readonly lastWarnings = new Map<string, number>();
 
@@ -126,9 +129,14 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   }
 
   handoff(bodyBytes: number): Handoff | undefined {
-    if (!this.running || !this.scheduler.takesHandoffs || !this.bodies.room(bodyBytes)) return undefined;
+    if (!this.running || !this.bodies.room(bodyBytes)) return undefined;
     const now = Date.now();
-    return { token: this.token, leaseUntil: new Date(now + this.leaseMs), exclude: this.scheduler.notHandedOver(now) };
+    // What the scheduler says of its places and full lists, read at most once per HANDOFF_VIEW_MS: a busy ingest asks per event.
+    if (now - this.handoffView.at >= HANDOFF_VIEW_MS) {
+      this.handoffView = { at: now, open: this.scheduler.takesHandoffs, exclude: this.scheduler.notHandedOver(now) };
+    }
+    if (!this.handoffView.open) return undefined;
+    return { token: this.token, leaseUntil: new Date(now + this.leaseMs), exclude: this.handoffView.exclude };
   }
 
   /** An event committed: the deliveries it handed this instance wait their turn with its body; the others are the scan's to find. */
