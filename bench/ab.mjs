@@ -3,6 +3,25 @@
 //
 //   node bench/ab.mjs A_BASE_URL A_TOKENS_JSON B_BASE_URL B_TOKENS_JSON
 //
+// or, with one command, against the Nest-on-Express floor, both servers started here:
+//
+//   node bench/ab.mjs --floor
+//
+// --floor: A = ../shared/perf/baseline/nest-floor.mjs (BASELINE_DIR) run from a copy of that
+// folder in a new temporary directory, its dependencies installed with `npm ci` once per content
+// of its package-lock.json (cached in <temp dir>/pa-floor-deps-<hash>, linked from the copy),
+// seeded by its seed.mjs into a database pa_floor_<random> of its own (the copy's schema.sql and
+// seed.mjs name it instead of perf_baseline, so a perf_baseline in use by hand is left alone),
+// started as the shared README starts it (`node nest-floor.mjs`, HOST 127.0.0.1, a free port);
+// B = dist/main.js seeded and started as bench/run.mjs does it (a fresh pa_bench_<random>
+// database, the CLI and the API, production settings, rate limits lifted; the bench's DNS server;
+// a free port; its request log in OUT/server.log). The CPU of each server and of mariadbd (when
+// MariaDB is local) is measured on its side (CPU_PIDS_A and CPU_PIDS_B add pids). Both servers,
+// the DNS server, both databases and the copy are removed when it ends: on success, failure and
+// Ctrl-C. Needs dist/ built (node scripts/build-if-stale.mjs), MariaDB (BENCH_DATABASE_URL
+// [mysql://root@127.0.0.1:3306], allowed to create and drop databases) and npm's registry on the
+// first run.
+//
 // Measures A, then B, ROUNDS times, so that both sides are measured under the same machine
 // conditions (run-to-run drift on a shared 2-core VM is larger than many of the differences
 // worth knowing). Each side's run, each workload in turn: one GET that must answer 200, a
@@ -47,14 +66,54 @@
 //   CPU_PIDS_A, CPU_PIDS_B  space-separated pids whose CPU to measure on that side (the server
 //                           and mariadbd: `"$(pgrep -f server.mjs) $(pidof mariadbd)"`)
 //   OUT [a new directory perf-ab-<UTC time>-… in the system's temporary directory]
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+//   --floor only: BASELINE_DIR [../shared/perf/baseline]  BENCH_DATABASE_URL (above)
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BenchError, cleanUp, cpuTicks, fixed, intFromEnv, onPath, runAutocannon, runWrk, WRK_LUA } from './harness.mjs';
+import { join, resolve } from 'node:path';
+import {
+  API_PREFIX,
+  atCleanup,
+  BenchError,
+  cleanUp,
+  cpuTicks,
+  databaseUrl,
+  fixed,
+  freePort,
+  intFromEnv,
+  log,
+  onPath,
+  parseServerUrl,
+  requireDist,
+  ROOT,
+  runAutocannon,
+  runWrk,
+  shown,
+  spawnTracked,
+  startDns,
+  startSeededService,
+  withMariadb,
+  WRK_LUA,
+} from './harness.mjs';
 
-const USAGE = 'usage: node bench/ab.mjs A_BASE_URL A_TOKENS_JSON B_BASE_URL B_TOKENS_JSON (see the comment at the top of bench/ab.mjs)';
+const USAGE =
+  'usage: node bench/ab.mjs A_BASE_URL A_TOKENS_JSON B_BASE_URL B_TOKENS_JSON, or node bench/ab.mjs --floor (see the comment at the top of bench/ab.mjs)';
 
 const say = (line) => process.stderr.write(`ab: ${line}\n`);
 
@@ -98,11 +157,13 @@ function readTokens(name, file, needed) {
   } catch (error) {
     throw new UsageError(`${name}: cannot read ${file} as JSON: ${error.message}`);
   }
-  for (const key of ['session', 'wallet', 'name']) {
-    if (typeof tokens?.[key] !== 'string') throw new UsageError(`${name}: ${file} has no string member "${key}"`);
-  }
+  const missing = missingTokens(tokens);
+  if (missing) throw new UsageError(`${name}: ${file} has no string member "${missing}"`);
   return tokens;
 }
+
+/** The first member a tokens file must have and `tokens` lacks. */
+const missingTokens = (tokens) => ['session', 'wallet', 'name'].find((key) => typeof tokens?.[key] !== 'string');
 
 function parseBaseUrl(name, value) {
   let url;
@@ -118,11 +179,14 @@ function parseBaseUrl(name, value) {
 }
 
 function loadConfig(args) {
-  if (args.length !== 4) throw new UsageError(USAGE);
+  const floor = args.length === 1 && args[0] === '--floor';
+  if (!floor && args.length !== 4) throw new UsageError(USAGE);
   const workloads = (process.env.WORKLOADS ?? 'W1 W2 W3').split(/\s+/).filter((w) => w !== '');
   const unknown = workloads.filter((w) => !Object.hasOwn(WORKLOADS, w));
   if (unknown.length > 0) throw new UsageError(`WORKLOADS: unknown ${unknown.join(', ')} (W1, W2, W3, HELLO)`);
   if (workloads.length === 0) throw new UsageError('WORKLOADS: none given');
+  if (floor && workloads.includes('HELLO'))
+    throw new UsageError('WORKLOADS: HELLO is not served by the floor nor by the service (--floor)');
   const needTokens = workloads.some((w) => !WORKLOADS[w].noTokens);
   const side = (name, url, tokens) => ({
     name,
@@ -131,7 +195,9 @@ function loadConfig(args) {
     pids: pidsFromEnv(`CPU_PIDS_${name}`),
   });
   const config = {
-    sides: [side('A', args[0], args[1]), side('B', args[2], args[3])],
+    // --floor: the sides are known once both servers run (startFloorAndService)
+    sides: floor ? undefined : [side('A', args[0], args[1]), side('B', args[2], args[3])],
+    floor: floor ? floorConfig() : undefined,
     rounds: intFromEnv('ROUNDS', 3, 1),
     duration: durationFromEnv('DURATION', 10),
     warmup: durationFromEnv('WARMUP', 3),
@@ -144,6 +210,26 @@ function loadConfig(args) {
   if (config.tool === 'wrk' && config.connections < config.threads)
     throw new UsageError('CONNECTIONS: at least THREADS (wrk gives each thread its connections)');
   return config;
+}
+
+function floorConfig() {
+  const baseline = resolve(process.env.BASELINE_DIR || join(ROOT, '..', 'shared', 'perf', 'baseline'));
+  for (const file of FLOOR_FILES) {
+    if (!existsSync(join(baseline, file)))
+      throw new UsageError(`BASELINE_DIR: ${baseline} has no ${file} (the baseline folder of ../shared/perf, described in its README)`);
+  }
+  let mariadb;
+  try {
+    mariadb = parseServerUrl(process.env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306');
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  return {
+    baseline,
+    mariadb,
+    pidsA: pidsFromEnv('CPU_PIDS_A'),
+    pidsB: pidsFromEnv('CPU_PIDS_B'),
+  };
 }
 
 // ---- CPU, as load.sh reads it from /proc --------------------------------------------------
@@ -339,7 +425,7 @@ function summary(config, runs) {
   for (const side of config.sides) {
     sides[side.name] = medians(runs[side.name], config.workloads);
     add();
-    add(`${side.name} = ${side.base}`);
+    add(`${side.name} = ${side.base}${side.label ? ` (${side.label})` : ''}`);
     add();
     add('| workload | runs | rps (median) | p50 ms (median) | p99 ms (median) | rps of each run |');
     add('|---|---:|---:|---:|---:|---|');
@@ -372,6 +458,181 @@ function summary(config, runs) {
   return lines.join('\n');
 }
 
+// ---- --floor: the floor (A) and the service (B), started here --------------------------------
+
+/** What the floor needs of the baseline folder. */
+const FLOOR_FILES = ['package.json', 'package-lock.json', 'schema.sql', 'seed.mjs', 'nest-floor.mjs'];
+/** Written last into a dependency cache: its install completed. */
+const INSTALLED = '.installed';
+
+/** Runs a child (stopped at cleanup) to its end; resolves to its stdout, or throws with the tail of its output. */
+async function runChild(what, command, args, options) {
+  const child = spawnTracked(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let tail = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk;
+    tail = (tail + chunk).slice(-4000);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (tail = (tail + chunk).slice(-4000)));
+  const ended = await new Promise((resolve) => {
+    child.once('error', (error) => resolve(error.code ?? error.message));
+    child.once('close', (code, signal) => resolve(code === 0 ? undefined : (signal ?? code)));
+  });
+  if (ended !== undefined) throw new BenchError(`${what} failed (${ended}): ${tail.trim()}`);
+  return stdout;
+}
+
+/**
+ * The floor's node_modules, installed by `npm ci` from the baseline's package.json and
+ * package-lock.json once per content of the lock: in <temp dir>/pa-floor-deps-<its hash>, made in
+ * a staging directory and renamed into place when complete, so an interrupted install is never
+ * taken for one, and two runs at once each end with a complete cache.
+ */
+async function floorDependencies(baseline) {
+  const hash = createHash('sha256')
+    .update(readFileSync(join(baseline, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 16);
+  const cache = join(tmpdir(), `pa-floor-deps-${hash}`);
+  const complete = () => existsSync(join(cache, INSTALLED)) && existsSync(join(cache, 'node_modules', '@nestjs', 'core', 'package.json'));
+  if (complete()) {
+    log(`the floor's dependencies: ${cache} (installed before, same package-lock.json)`);
+    return cache;
+  }
+  const staging = mkdtempSync(`${cache}.partial-`);
+  atCleanup(() => rmSync(staging, { recursive: true, force: true }));
+  for (const file of ['package.json', 'package-lock.json']) {
+    cpSync(join(baseline, file), join(staging, file));
+    chmodSync(join(staging, file), 0o644);
+  }
+  log(`installing the floor's dependencies into ${cache} (npm ci; once per package-lock.json)`);
+  await runChild("npm ci of the floor's dependencies", 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: staging,
+    env: process.env, // npm's own configuration: registry, proxy, cache
+  });
+  writeFileSync(join(staging, INSTALLED), `${new Date().toISOString()}\n`);
+  try {
+    renameSync(staging, cache);
+  } catch (error) {
+    if (complete()) return cache; // another run installed it meanwhile
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    rmSync(cache, { recursive: true, force: true }); // an incomplete one (a temp cleaner's leftovers)
+    renameSync(staging, cache);
+  }
+  return cache;
+}
+
+/**
+ * A writable copy of the baseline folder in a new temporary directory (removed at cleanup), its
+ * node_modules a link to `dependencies`, and its schema.sql and seed.mjs naming `database`
+ * instead of perf_baseline.
+ */
+function copyBaseline(baseline, dependencies, database) {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-floor-'));
+  atCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const skipped = new Set(['node_modules', 'secret.key']); // the key is given as SECRET_KEY
+  cpSync(baseline, dir, { recursive: true, filter: (source) => source === baseline || !skipped.has(source.slice(baseline.length + 1)) });
+  // the shared folder is read-only, and so is what cpSync copied of it
+  for (const path of [dir, ...readdirSync(dir, { recursive: true }).map((entry) => join(dir, entry))])
+    chmodSync(path, statSync(path).mode | 0o200);
+  symlinkSync(join(dependencies, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  for (const file of ['schema.sql', 'seed.mjs']) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    if (!text.includes('perf_baseline'))
+      throw new BenchError(`${join(baseline, file)} no longer names the database perf_baseline: bench/ab.mjs --floor needs updating`);
+    writeFileSync(join(dir, file), text.replaceAll('perf_baseline', database));
+  }
+  return dir;
+}
+
+/** Starts nest-floor.mjs in `dir`; resolves to its process once it says it listens. Its output goes to `logFile`. */
+function startFloor(dir, env, logFile) {
+  const child = spawnTracked(process.execPath, ['nest-floor.mjs'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logStream = createWriteStream(logFile);
+  let tail = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchError(`the floor did not listen within 60 s: ${tail.trim()}`)), 60_000);
+    const read = (chunk) => {
+      logStream.write(chunk);
+      tail = (tail + chunk).slice(-4000);
+      if (/listening on/.test(tail)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', read);
+    child.stderr.setEncoding('utf8').on('data', read);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new BenchError(`the floor exited (${code ?? signal}) before listening: ${tail.trim()}`)); // no-op once listening
+    });
+  });
+}
+
+/** mariadbd's (or mysqld's) pids when MariaDB runs on this machine, as `pidof mariadbd`. */
+function mariadbPids(server) {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(server.hostname)) return [];
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && ['mariadbd', 'mysqld'].includes(comm(entry)))
+    .map(Number);
+}
+
+/** --floor: starts A, the floor, and B, the service, each seeded with the baseline's data set; sets config.sides. */
+async function startFloorAndService(config) {
+  const { baseline, mariadb, pidsA, pidsB } = config.floor;
+  requireDist();
+  await withMariadb(mariadb, (c) => c.query('SELECT 1'));
+
+  const dependencies = await floorDependencies(baseline);
+  const database = `pa_floor_${randomBytes(6).toString('hex')}`;
+  const dir = copyBaseline(baseline, dependencies, database);
+  const env = { PATH: process.env.PATH, DATABASE_URL: databaseUrl(mariadb, database), SECRET_KEY: randomBytes(32).toString('base64') };
+  // registered before seed.mjs creates it, so that it goes whenever the run ends
+  atCleanup(() => withMariadb(mariadb, (c) => c.query(`DROP DATABASE IF EXISTS ${database}`)));
+  log(`seeding the floor's database ${database} on ${shown(mariadb)} (its seed.mjs, in ${dir})`);
+  const printed = await runChild("the floor's seed.mjs", process.execPath, ['seed.mjs'], { cwd: dir, env });
+  let floorTokens;
+  try {
+    floorTokens = JSON.parse(printed);
+  } catch {
+    floorTokens = undefined;
+  }
+  const missing = missingTokens(floorTokens);
+  if (missing) throw new BenchError(`the floor's seed.mjs printed no tokens JSON with a string member "${missing}"`);
+  const floorPort = await freePort();
+  const floor = await startFloor(dir, { ...env, PORT: String(floorPort), HOST: '127.0.0.1', API_PREFIX }, join(config.out, 'floor.log'));
+  log(`the floor listens on 127.0.0.1:${floorPort} (pid ${floor.pid})`);
+
+  const service = await startSeededService({
+    mariadb,
+    port: await freePort(),
+    dns: await startDns(),
+    connections: config.connections,
+    serverLog: join(config.out, 'server.log'),
+  });
+
+  const mariadbd = mariadbPids(mariadb);
+  if (mariadbd.length === 0) say(`no mariadbd process on this machine for ${shown(mariadb)}: its CPU is not measured`);
+  const pids = (server, extra) => [...new Set([server, ...mariadbd, ...extra])];
+  config.sides = [
+    {
+      name: 'A',
+      base: `http://127.0.0.1:${floorPort}${API_PREFIX}`,
+      tokens: floorTokens,
+      pids: pids(floor.pid, pidsA),
+      label: 'the floor, nest-floor.mjs',
+    },
+    {
+      name: 'B',
+      base: service.api,
+      tokens: service.tokens,
+      pids: pids(service.server.child.pid, pidsB),
+      label: 'platform-api, dist/main.js',
+    },
+  ];
+}
+
 // ---- main -----------------------------------------------------------------------------------
 
 async function main() {
@@ -385,6 +646,7 @@ async function main() {
     `${config.tool}, ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s per workload, ` +
       `${config.rounds} round(s) of A then B; raw outputs in ${config.out}`,
   );
+  if (config.floor) await startFloorAndService(config);
 
   for (const side of config.sides) {
     for (const id of config.workloads) {
@@ -410,6 +672,8 @@ async function main() {
   const text = summary(config, runs);
   writeFileSync(join(config.out, 'summary.md'), `${text}\n`);
   process.stdout.write(`${text}\n`);
+  // --floor: B's request log (about 100 MB at the defaults) only tells why requests failed, and none did
+  if (config.floor) rmSync(join(config.out, 'server.log'), { force: true });
   say(`summary and raw outputs in ${config.out}`);
 }
 
@@ -421,7 +685,7 @@ async function run() {
   try {
     const signal = await Promise.race([main().then(() => undefined), interrupted]);
     if (signal !== undefined) {
-      say(`${signal}: stopping`);
+      say(`${signal}: stopping and cleaning up`);
       status = 130;
     }
   } catch (error) {

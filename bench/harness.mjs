@@ -1,15 +1,16 @@
 // What the benchmark scripts share (run.mjs: W1-W5 and cold starts; delivery.mjs: W6-W7;
 // isolation.mjs: W8, W9, W11; throughput.mjs: W10; burst.mjs: W12; ab.mjs: the A/B comparison):
 // configuration from the environment, cleanup of everything started, MariaDB databases, the
-// built service's processes (server and CLI, launched as production launches them), a plain HTTP
-// client, the DNS server process, the load generators (wrk and autocannon), and /proc readings of
-// a process's memory and CPU.
+// built service's processes (server and CLI, launched as production launches them), the service
+// seeded with the baseline's data set (run.mjs and ab.mjs --floor), a plain HTTP client, the DNS
+// server process, the load generators (wrk and autocannon), and /proc readings of a process's
+// memory and CPU.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -140,6 +141,18 @@ export function requireDist() {
       throw new BenchError(`dist/${file} is missing: run \`npm run build\` first (\`npm run bench\` builds when stale)`);
     }
   }
+}
+
+/** A port on 127.0.0.1 that was free a moment ago (the OS's choice). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 export function requirePortFree(port) {
@@ -306,6 +319,120 @@ export async function startControlledDns() {
       return JSON.parse(await line).stalled;
     },
   };
+}
+
+// ---- the service seeded with the data set of ../shared/perf/baseline/seed.mjs (run.mjs, and
+// side B of ab.mjs --floor) ------------------------------------------------------------------
+
+export const HOOKS = 10;
+export const HOOK_NAME = 'hook-01';
+const TTL_ONE_YEAR = '31536000';
+
+const EVENTS = [
+  ['transaction', 'created'],
+  ['transaction', 'updated'],
+  ['transaction', 'completed'],
+  ['card', 'updated'],
+  ['user', 'updated'],
+];
+
+/** Webhook i (1-based): url + two event URLs, rotating through the events as seed.mjs does. */
+export function webhookBody(name, i) {
+  const [groupA, eventA] = EVENTS[(i - 1) % 5];
+  const [groupB, eventB] = EVENTS[i % 5];
+  const body = { url: `https://hooks.acme-example.com/platform/${name}` };
+  (body[groupA] ??= {})[eventA] = `https://hooks.acme-example.com/platform/${name}/${groupA}.${eventA}`;
+  (body[groupB] ??= {})[eventB] = `https://events.acme-example.com/${name}?event=${groupB}.${eventB}`;
+  return body;
+}
+
+export const hookName = (i) => `hook-${String(i).padStart(2, '0')}`;
+
+/** Organization, owner session, wallet user with a token and an active card: the CLI's part. */
+async function seedThroughCli(env) {
+  const { id: org } = await cli(env, 'org', 'create', '--name', 'Acme');
+  const { id: owner } = await cli(env, 'user', 'create', '--email', 'owner@acme.test', '--name', 'Owner');
+  await cli(env, 'member', 'add', '--org', String(org), '--user', String(owner), '--role', 'owner');
+  const { token: session } = await cli(env, 'session', 'create', '--user', String(owner), '--org', String(org), '--ttl', TTL_ONE_YEAR);
+  const { id: walletUser } = await cli(env, 'user', 'create', '--email', 'wallet@acme.test', '--name', 'Wallet User');
+  await cli(env, 'member', 'add', '--org', String(org), '--user', String(walletUser), '--role', 'member');
+  const { token: wallet } = await cli(env, 'wallet-token', 'create', '--user', String(walletUser), '--ttl', TTL_ONE_YEAR);
+  const { id: issuer } = await cli(env, 'issuer', 'create', '--name', 'Example Issuer');
+  await cli(
+    env,
+    'card',
+    'create',
+    '--user',
+    String(walletUser),
+    '--org',
+    String(org),
+    '--issuer',
+    String(issuer),
+    '--provisioning-id',
+    `prov_${randomBytes(12).toString('hex')}`,
+    '--provisioning-secret',
+    randomBytes(32).toString('base64'),
+  );
+  return { session, wallet };
+}
+
+/** The 10 webhooks, through the API (so through the URL rules and the DNS server). */
+async function seedThroughApi(api, session) {
+  const headers = { Cookie: `__Secure-auth.session_token=${session}` };
+  for (let i = 1; i <= HOOKS; i++) {
+    await expectStatus(201, 'POST', `${api}/webhook/${hookName(i)}`, { headers, body: webhookBody(hookName(i), i) });
+  }
+}
+
+/** Fresh statistics so the optimizer sees the real (tiny) tables, as seed.mjs does. */
+async function analyze(server, database) {
+  await withMariadb(server, async (c) => {
+    const [rows] = await c.query(`SHOW TABLES FROM ${database}`);
+    const tables = rows.map((row) => `${database}.\`${Object.values(row)[0]}\``);
+    await c.query(`ANALYZE TABLE ${tables.join(', ')}`);
+  });
+}
+
+/**
+ * A fresh MariaDB database `pa_bench_<random>` on `mariadb` (dropped at cleanup unless `keep`),
+ * seeded with the baseline's data set: through the CLI an organization, an owner with a one-year
+ * session in it, a member with a one-year wallet_extension token and an active card with an issuer
+ * and provisioning credentials; then the built server started on it as in production, on
+ * 127.0.0.1:`port` with the bench's DNS server (`dns`, ip:port) and the rate limits lifted (the
+ * limiter still counts every request; WEBHOOKS_PER_ORG_MAX leaves room for one extra webhook per
+ * connection, W5); through the API the webhooks hook-01 to hook-10; then ANALYZE TABLE, as
+ * seed.mjs does. The server's stdout (its request log) goes to `serverLog`, or nowhere. Resolves to
+ * { database, server, api, tokens }: `api` the base URL with the prefix, `tokens` what a tokens
+ * file holds ({ session, wallet, name }).
+ */
+export async function startSeededService({ mariadb, port, dns, connections, serverLog, keep = false, secretKey }) {
+  secretKey ??= randomBytes(32).toString('base64');
+  const database = await createDatabase(mariadb, { keep });
+  log(`seeding ${keep ? 'kept ' : ''}database ${database.name} on ${shown(mariadb)} through the CLI`);
+  const { session, wallet } = await seedThroughCli(serviceEnv(secretKey, database.url));
+  const server = startServer(
+    serviceEnv(secretKey, database.url, {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_SERVERS: dns,
+      // The defaults (300 per session and per wallet token, 1200 per organization and minute) would answer 429
+      // within a second of load; the limiter still counts every request.
+      RATE_LIMIT_PER_SESSION: '1000000000',
+      RATE_LIMIT_PER_ORGANIZATION: '1000000000',
+      RATE_LIMIT_PER_WALLET_TOKEN: '1000000000',
+      RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS: '1000000000',
+      // W5 keeps up to one extra webhook per connection beside the seeded ones.
+      WEBHOOKS_PER_ORG_MAX: String(Math.max(100, HOOKS + connections)),
+    }),
+    { logFile: serverLog },
+  );
+  await waitForHealth(server);
+  const api = `http://127.0.0.1:${port}${API_PREFIX}`;
+  const logShown = serverLog === undefined ? 'none' : relative(ROOT, serverLog).startsWith('..') ? serverLog : relative(ROOT, serverLog);
+  log(`seeding ${HOOKS} webhooks through the API (server pid ${server.child.pid}, log ${logShown})`);
+  await seedThroughApi(api, session);
+  await analyze(mariadb, database.name);
+  return { database, server, api, tokens: { session, wallet, name: HOOK_NAME } };
 }
 
 // ---- load generators ----------------------------------------------------------------------

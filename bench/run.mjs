@@ -34,11 +34,13 @@ import {
   API_PREFIX,
   atCleanup,
   BenchError,
-  cli,
   cpuTicks,
   createDatabase,
   expectStatus,
   fixed,
+  HOOK_NAME,
+  hookName,
+  HOOKS,
   intFromEnv,
   log,
   mb,
@@ -59,18 +61,17 @@ import {
   serviceEnv,
   shown,
   startDns,
+  startSeededService,
   startServer,
   stop,
   TICKS_PER_SECOND,
   waitForHealth,
+  webhookBody,
   withMariadb,
   WRK_LUA,
 } from './harness.mjs';
 
 const TOKENS_FILE = join(RESULTS, 'tokens.json');
-const HOOKS = 10;
-const HOOK_NAME = 'hook-01';
-const TTL_ONE_YEAR = '31536000';
 
 function loadConfig() {
   const tool = process.env.BENCH_TOOL || (onPath('wrk') ? 'wrk' : 'autocannon');
@@ -93,73 +94,6 @@ function loadConfig() {
     coldRuns: intFromEnv('BENCH_COLD_RUNS', 3, 0),
     serverLog: process.env.BENCH_SERVER_LOG || join(RESULTS, 'server.log'),
   };
-}
-
-// ---- seeding (the shape of ../shared/perf/baseline/seed.mjs) -------------------------------
-
-const EVENTS = [
-  ['transaction', 'created'],
-  ['transaction', 'updated'],
-  ['transaction', 'completed'],
-  ['card', 'updated'],
-  ['user', 'updated'],
-];
-
-/** Webhook i (1-based): url + two event URLs, rotating through the events as seed.mjs does. */
-function webhookBody(name, i) {
-  const [groupA, eventA] = EVENTS[(i - 1) % 5];
-  const [groupB, eventB] = EVENTS[i % 5];
-  const body = { url: `https://hooks.acme-example.com/platform/${name}` };
-  (body[groupA] ??= {})[eventA] = `https://hooks.acme-example.com/platform/${name}/${groupA}.${eventA}`;
-  (body[groupB] ??= {})[eventB] = `https://events.acme-example.com/${name}?event=${groupB}.${eventB}`;
-  return body;
-}
-
-const hookName = (i) => `hook-${String(i).padStart(2, '0')}`;
-
-/** Organization, owner session, wallet user with a token and an active card: the CLI's part. */
-async function seedThroughCli(env) {
-  const { id: org } = await cli(env, 'org', 'create', '--name', 'Acme');
-  const { id: owner } = await cli(env, 'user', 'create', '--email', 'owner@acme.test', '--name', 'Owner');
-  await cli(env, 'member', 'add', '--org', String(org), '--user', String(owner), '--role', 'owner');
-  const { token: session } = await cli(env, 'session', 'create', '--user', String(owner), '--org', String(org), '--ttl', TTL_ONE_YEAR);
-  const { id: walletUser } = await cli(env, 'user', 'create', '--email', 'wallet@acme.test', '--name', 'Wallet User');
-  await cli(env, 'member', 'add', '--org', String(org), '--user', String(walletUser), '--role', 'member');
-  const { token: wallet } = await cli(env, 'wallet-token', 'create', '--user', String(walletUser), '--ttl', TTL_ONE_YEAR);
-  const { id: issuer } = await cli(env, 'issuer', 'create', '--name', 'Example Issuer');
-  await cli(
-    env,
-    'card',
-    'create',
-    '--user',
-    String(walletUser),
-    '--org',
-    String(org),
-    '--issuer',
-    String(issuer),
-    '--provisioning-id',
-    `prov_${randomBytes(12).toString('hex')}`,
-    '--provisioning-secret',
-    randomBytes(32).toString('base64'),
-  );
-  return { session, wallet };
-}
-
-/** The 10 webhooks, through the API (so through the URL rules and the DNS server). */
-async function seedThroughApi(api, session) {
-  const headers = { Cookie: `__Secure-auth.session_token=${session}` };
-  for (let i = 1; i <= HOOKS; i++) {
-    await expectStatus(201, 'POST', `${api}/webhook/${hookName(i)}`, { headers, body: webhookBody(hookName(i), i) });
-  }
-}
-
-/** Fresh statistics so the optimizer sees the real (tiny) tables, as seed.mjs does. */
-async function analyze(server, database) {
-  await withMariadb(server, async (c) => {
-    const [rows] = await c.query(`SHOW TABLES FROM ${database}`);
-    const tables = rows.map((row) => `${database}.\`${Object.values(row)[0]}\``);
-    await c.query(`ANALYZE TABLE ${tables.join(', ')}`);
-  });
 }
 
 // ---- workloads ----------------------------------------------------------------------------
@@ -392,37 +326,21 @@ async function main(state) {
   const dns = await startDns();
   const coldRuns = config.coldRuns > 0 ? await coldStarts(config, secretKey) : undefined;
 
-  const database = await createDatabase(config.mariadb, { keep: config.keep });
-  log(`seeding ${config.keep ? 'kept ' : ''}database ${database.name} on ${shown(config.mariadb)} through the CLI`);
-  const cliEnv = serviceEnv(secretKey, database.url);
-  const tokens = await seedThroughCli(cliEnv);
-  const server = startServer(
-    serviceEnv(secretKey, database.url, {
-      PORT: String(config.port),
-      HOST: '127.0.0.1',
-      DNS_SERVERS: dns,
-      // The defaults (300 per session and per wallet token, 1200 per organization and minute) would answer 429
-      // within a second of load; the limiter still counts every request.
-      RATE_LIMIT_PER_SESSION: '1000000000',
-      RATE_LIMIT_PER_ORGANIZATION: '1000000000',
-      RATE_LIMIT_PER_WALLET_TOKEN: '1000000000',
-      RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS: '1000000000',
-      // W5 keeps up to one extra webhook per connection beside the seeded ones.
-      WEBHOOKS_PER_ORG_MAX: String(Math.max(100, HOOKS + config.connections)),
-    }),
-    { logFile: config.serverLog },
-  );
-  await waitForHealth(server);
-  const api = `http://127.0.0.1:${config.port}${API_PREFIX}`;
-  log(`seeding ${HOOKS} webhooks through the API (server pid ${server.child.pid}, log ${relative(ROOT, config.serverLog)})`);
-  await seedThroughApi(api, tokens.session);
-  await analyze(config.mariadb, database.name);
+  const { database, server, api, tokens } = await startSeededService({
+    mariadb: config.mariadb,
+    port: config.port,
+    dns,
+    connections: config.connections,
+    serverLog: config.serverLog,
+    keep: config.keep,
+    secretKey,
+  });
   server.idleRssKb = procStatusKb(server.child.pid, 'VmRSS');
 
   const results = [];
   for (const id of config.workloads) results.push(await runWorkload(id, { server, tokens, config, luaFile }));
 
-  writeFileSync(TOKENS_FILE, `${JSON.stringify({ session: tokens.session, wallet: tokens.wallet, name: HOOK_NAME })}\n`, { mode: 0o600 });
+  writeFileSync(TOKENS_FILE, `${JSON.stringify(tokens)}\n`, { mode: 0o600 });
   if (results.length > 0) printWorkloads(results, config, server);
   if (coldRuns) printColdStarts(coldRuns);
   out(`Tokens file: ${relative(ROOT, TOKENS_FILE)} (${TOKENS_FILE})`);
