@@ -52,14 +52,11 @@ export class AuditRepository {
 
   /** Retention: deletes up to `batch` entries older than `before`; how many went. */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: number }>('SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ?', [
-      sqlTimestamp(before),
-      batch,
-    ]);
+    const rows = await this.db.select('SELECT id FROM audit_entries WHERE at < ? ORDER BY at LIMIT ?', [sqlTimestamp(before), batch]);
     if (rows.length === 0) return 0;
     return this.db.execute(
       varying(`DELETE FROM audit_entries WHERE id IN (${placeholders(rows.length)})`),
-      rows.map((row) => row.id),
+      rows.map((row) => Column.int(row.id)),
     );
   }
 }

@@ -1,21 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
-import { Column } from '../database/row-reader';
+import { Column, rowReader } from '../database/row-reader';
 import type { Transaction } from '../database/unit-of-work';
 import { CardStatus } from './entities/card.entity';
 
 // The Database executor: provisioning is a measured hot path (prepared statement, only the needed columns).
 
+const readProvisioning = rowReader({
+  cardId: Column.int,
+  organizationId: Column.int,
+  issuerId: Column.nullable(Column.int),
+  provisioningId: Column.nullable(Column.text),
+  ciphertext: Column.nullable(Column.text),
+  keyId: Column.nullable(Column.text),
+});
+
 /** The newest card a wallet may provision, as stored; issuer and credentials may be absent. */
-export interface ProvisioningRow {
-  cardId: number;
-  organizationId: number;
-  issuerId: number | null;
-  provisioningId: string | null;
-  ciphertext: string | null;
-  keyId: string | null;
-}
+export type ProvisioningRow = ReturnType<typeof readProvisioning>;
 
 export interface NewCard {
   userId: number;
@@ -33,7 +35,7 @@ export class CardsRepository {
 
   /** The user's newest card in a provisionable status: one statement, only the columns needed. */
   async findNewestProvisionable(userId: number): Promise<ProvisioningRow | undefined> {
-    const [row] = await this.db.select<ProvisioningRow & Record<string, unknown>>(
+    const [row] = await this.db.select(
       `SELECT id AS cardId, organization_id AS organizationId, issuer_id AS issuerId, provisioning_id AS provisioningId,
               provisioning_secret AS ciphertext, provisioning_secret_key_id AS keyId
          FROM cards
@@ -42,7 +44,7 @@ export class CardsRepository {
         LIMIT 1`,
       [userId, ...PROVISIONABLE],
     );
-    return row;
+    return row && readProvisioning(row);
   }
 
   createIssuer(name: string): Promise<number> {

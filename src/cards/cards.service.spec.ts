@@ -3,7 +3,7 @@ import type { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-bo
 import { Errors } from '../common/domain-error';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
-import { unitOfWorkOn } from '../../test/support/unit/unit-of-work';
+import { unitOfWork } from '../../test/support/unit/unit-of-work';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
 import type { Transaction } from '../database/unit-of-work';
@@ -86,7 +86,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     issuer,
     secrets as unknown as SecretBox,
     identity as unknown as IdentityService,
-    unitOfWorkOn(),
+    unitOfWork(),
     outbox as unknown as Outbox,
   );
   return { service, repository, identity, secrets, issuer, emitted, outbox };

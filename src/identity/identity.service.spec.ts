@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
-import { unitOfWorkOn } from '../../test/support/unit/unit-of-work';
+import { unitOfWork } from '../../test/support/unit/unit-of-work';
 import { hashToken } from '../crypto/opaque-token';
 import type { IdentityRepository } from './identity.repository';
 import { IdentityService, MAX_PLATFORM_KEY_ORGANIZATIONS } from './identity.service';
@@ -26,7 +26,7 @@ function setUp(missingOrganizations: number[] = []) {
     {} as IdentityRepository,
     { lockOrganizations, insert, lockKey } as unknown as PlatformKeysRepository,
     { record } as unknown as OperatorAuditRepository,
-    unitOfWorkOn(),
+    unitOfWork(),
   );
   const create = { calls: () => insert.mock.calls.map(([, key]) => key) };
   return { service, create, insert, lockKey };

@@ -241,14 +241,14 @@ export class EventsRepository {
    * their deliveries and attempts (foreign keys cascade). Returns how many events went.
    */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: string }>('SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?', [
+    const rows = await this.db.select('SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?', [
       sqlTimestamp(before),
       batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
       varying(`DELETE FROM events WHERE id IN (${placeholders(rows.length)})`),
-      rows.map((row) => row.id),
+      rows.map((row) => Column.text(row.id)),
     );
   }
 }

@@ -129,15 +129,16 @@ export class RecoveriesRepository {
    */
   async claimNext(token: string, now: Date, leaseUntil: Date): Promise<ClaimedRecovery | undefined> {
     const open = 'done_at IS NULL AND (claimed_until IS NULL OR claimed_until < ? OR claim_token = ?)';
-    const [next] = await this.db.select<{ id: number }>(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
+    const [oldest] = await this.db.select(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
       sqlTimestamp(now),
       token,
     ]);
-    if (next === undefined) return undefined;
+    if (oldest === undefined) return undefined;
+    const next = Column.int(oldest.id);
     const claimed = await this.db.execute(`UPDATE delivery_recoveries SET claim_token = ?, claimed_until = ? WHERE id = ? AND ${open}`, [
       token,
       sqlTimestamp(leaseUntil),
-      next.id,
+      next,
       sqlTimestamp(now),
       token,
     ]);
@@ -145,7 +146,7 @@ export class RecoveriesRepository {
     const [row] = await this.db.select(
       `SELECT id, webhook_id AS webhookId, since, until, requested_at AS requestedAt, after_created_at AS afterCreatedAt, after_id AS afterId
          FROM delivery_recoveries WHERE id = ?`,
-      [next.id],
+      [next],
     );
     const { id, webhookId, since, until, requestedAt, afterCreatedAt, afterId } = readClaimed(row);
     return { id, webhookId, window: { since, until }, requestedAt, after: afterId === null ? undefined : [afterCreatedAt!, afterId] };
@@ -225,14 +226,14 @@ export class RecoveriesRepository {
 
   /** Retention: deletes up to `batch` recoveries done before `before`; how many went. */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: number }>('SELECT id FROM delivery_recoveries WHERE done_at < ? ORDER BY done_at LIMIT ?', [
+    const rows = await this.db.select('SELECT id FROM delivery_recoveries WHERE done_at < ? ORDER BY done_at LIMIT ?', [
       sqlTimestamp(before),
       batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
       varying(`DELETE FROM delivery_recoveries WHERE id IN (${placeholders(rows.length)})`),
-      rows.map((row) => row.id),
+      rows.map((row) => Column.int(row.id)),
     );
   }
 }
