@@ -11,9 +11,10 @@ import type { DeliveryState } from '../delivery.model';
 // the times bounding its range); test/delivery/delivery-log-plan.e2e-spec.ts checks MariaDB's
 // plan at 200 000 deliveries.
 
+const readState = Column.member<DeliveryState>();
 const readDelivery = rowReader({
   id: Column.int,
-  state: Column.member<DeliveryState>(),
+  state: readState,
   attempts: Column.int,
   createdAt: Column.moment,
   nextAttemptAt: Column.nullable(Column.moment),
@@ -138,6 +139,6 @@ export class DeliveryLogRepository {
    */
   async lockState(tx: Transaction, webhookId: number, id: number): Promise<DeliveryState | undefined> {
     const [row] = await tx.select(`SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${tx.dialect.forUpdate}`, [id, webhookId]);
-    return row && Column.member<DeliveryState>()(row.state);
+    return row && readState(row.state);
   }
 }
