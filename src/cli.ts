@@ -4,6 +4,7 @@ import { CliModule } from './cli/cli.module';
 import { failureOf, printFailure } from './cli/cli-output';
 import { AppConfig, loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
+import { actingAs, OPERATOR } from './identity/actor';
 
 /**
  * `node dist/cli.js <command> [options]` (docs/api.md 8). Success: one JSON object on stdout, exit 0.
@@ -45,7 +46,8 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   try {
-    await CommandFactory.runApplication(app);
+    // Whatever a command changes, the operator changed (the audit trails, docs/api.md 8, 10.9).
+    await actingAs(OPERATOR, () => CommandFactory.runApplication(app));
   } finally {
     await app.close();
   }

@@ -12,16 +12,10 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** One change to record: who (null: the service itself, or an operator through the CLI), what, on which webhook, which members (names only, never values). */
+/** One change to record: what, on which webhook, which members (names only, never values); who made it is the actor of the work (AuditTrail). */
 export interface AuditChange {
   readonly organizationId: number;
-  readonly actorUserId: number | null;
   readonly action: AuditAction;
   readonly webhook: string;
   readonly fields: readonly string[];
-}
-
-/** Who acts, as the webhook and delivery services pass it down to the transaction of the change. */
-export interface Actor {
-  readonly userId: number;
 }

@@ -15,7 +15,7 @@ function setUp(count: number) {
     actorEmail: i % 3 === 0 ? null : `user${i}@example.test`,
     action: 'webhook.updated',
     webhook: 'hook',
-    fields: JSON.stringify(['url']),
+    fields: ['url'],
   }));
   const asked: (number | undefined)[] = [];
   const repository = {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageQueryDto } from '../common/page-query.dto';
 import { PageCursors } from '../crypto/page-cursors';
-import { dateOf } from '../database/sql-dialect';
 import { AuditRepository } from './audit.repository';
 import type { AuditEntryDto, AuditPageDto } from './dto/audit.dto';
 
@@ -18,12 +17,12 @@ export class AuditService {
     const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
     const rows = await this.audit.page(organizationId, beforeId, limit + 1);
     const data = rows.slice(0, limit).map((row): AuditEntryDto => ({
-      id: Number(row.id),
-      at: dateOf(row.at).toISOString(),
-      actor: row.actorUserId === null ? null : { user: Number(row.actorUserId), email: row.actorEmail },
+      id: row.id,
+      at: row.at.toISOString(),
+      actor: row.actorUserId === null ? null : { user: row.actorUserId, email: row.actorEmail },
       action: row.action,
       webhook: row.webhook,
-      fields: JSON.parse(row.fields) as string[],
+      fields: row.fields,
     }));
     return { data, next: rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null };
   }

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { IdentityModule } from '../identity/identity.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { ActingInterceptor } from './acting.interceptor';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator';
 import { PlatformKeyUses } from './platform-key-uses';
@@ -10,7 +11,14 @@ import { PlatformKeyUses } from './platform-key-uses';
 @Module({
   imports: [IdentityModule, RateLimitModule],
   // The guard is also a provider of its own: authenticatedBody (app.setup.ts) admits with it.
-  providers: [Authenticator, PlatformKeyUses, RouteMetadataReflector, AuthGuard, { provide: APP_GUARD, useExisting: AuthGuard }],
+  providers: [
+    Authenticator,
+    PlatformKeyUses,
+    RouteMetadataReflector,
+    AuthGuard,
+    { provide: APP_GUARD, useExisting: AuthGuard },
+    { provide: APP_INTERCEPTOR, useClass: ActingInterceptor },
+  ],
   exports: [AuthGuard],
 })
 export class AuthModule {}

@@ -3,10 +3,11 @@ import type { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-bo
 import { Errors } from '../common/domain-error';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
+import { unitOfWork } from '../../test/support/unit/unit-of-work';
 import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
 import { CardsService } from './cards.service';
-import type { SqlExecutor } from '../database/sql-executor';
-import type { EmittedEvent, EventIngest } from '../delivery/events/event-ingest.service';
+import type { Transaction } from '../database/unit-of-work';
+import type { EmittedEvent, Outbox } from '../delivery/events/outbox';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 
 const USER = 7;
@@ -50,8 +51,9 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     findNewestProvisionable: vi.fn(async (_userId: number) => row),
     createIssuer: vi.fn(async (_name: string) => 5),
     issuerExists: vi.fn(async (id: number) => knownIssuers.includes(id)),
-    createCard: vi.fn(async (_card: NewCard) => 99),
-    setStatus: vi.fn(async (_tx: SqlExecutor, id: number) => (knownCards.includes(id) ? ORG : undefined)),
+    insertCard: vi.fn(async (_tx: Transaction, _card: NewCard) => 99),
+    setProvisioningSecret: vi.fn(async (_tx: Transaction, _cardId: number, _sealed: SealedSecret) => undefined),
+    setStatus: vi.fn(async (_tx: Transaction, id: number) => (knownCards.includes(id) ? ORG : undefined)),
   };
   const identity = {
     requireUser: vi.fn(async (id: number) => {
@@ -71,13 +73,10 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     }),
   };
   const issuer = new FakeIssuer();
-  /** Runs the change in a transaction of its own and keeps the event it emits. */
-  const TX = {} as SqlExecutor;
+  /** Keeps the events emitted, each with the transaction it was written in. */
   const emitted: EmittedEvent[] = [];
-  const events = {
-    emitWith: vi.fn(async (change: (tx: SqlExecutor) => Promise<EmittedEvent | undefined>) => {
-      const event = await change(TX);
-      if (event === undefined) return undefined;
+  const outbox = {
+    emit: vi.fn(async (_tx: Transaction, event: EmittedEvent) => {
       emitted.push(event);
       return { id: 'evt_x', deliveries: 0 };
     }),
@@ -87,9 +86,10 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     issuer,
     secrets as unknown as SecretBox,
     identity as unknown as IdentityService,
-    events as unknown as EventIngest,
+    unitOfWork(),
+    outbox as unknown as Outbox,
   );
-  return { service, repository, identity, secrets, issuer, emitted, TX };
+  return { service, repository, identity, secrets, issuer, emitted, outbox };
 }
 
 describe('CardsService.provisioningFor (docs/api.md 6)', () => {
@@ -166,13 +166,13 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
   it('refuses an unknown user and stores nothing', async () => {
     const { service, repository } = serviceWith({ knownUsers: [] });
     expect((await rejectionOf(service.createCard(USER, ORG, 'active'))).body).toMatchObject({ code: 'not found' });
-    expect(repository.createCard).not.toHaveBeenCalled();
+    expect(repository.insertCard).not.toHaveBeenCalled();
   });
 
   it('refuses a user who is not a member of the organization and stores nothing', async () => {
     const { service, repository } = serviceWith({ memberships: [[ORG + 1, USER]] });
     expect((await rejectionOf(service.createCard(USER, ORG, 'active'))).body).toMatchObject({ code: 'invalid' });
-    expect(repository.createCard).not.toHaveBeenCalled();
+    expect(repository.insertCard).not.toHaveBeenCalled();
   });
 
   it('checks the membership of this user in this organization', async () => {
@@ -184,37 +184,43 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
   it('refuses an unknown issuer and stores nothing', async () => {
     const { service, repository } = serviceWith({ knownIssuers: [] });
     expect((await rejectionOf(service.createCard(USER, ORG, 'active', ISSUANCE))).body).toMatchObject({ code: 'not found' });
-    expect(repository.createCard).not.toHaveBeenCalled();
+    expect(repository.insertCard).not.toHaveBeenCalled();
   });
 
   it('stores a card without an issuer when given no issuance', async () => {
     const { service, repository } = serviceWith();
     await service.createCard(USER, ORG, 'closed');
-    expect(repository.createCard.mock.calls).toEqual([[{ userId: USER, organizationId: ORG, status: 'closed', issuer: undefined }]]);
+    expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([
+      { userId: USER, organizationId: ORG, status: 'closed', issuer: undefined },
+    ]);
     expect(repository.issuerExists).not.toHaveBeenCalled();
   });
 
   it('stores the provisioning secret only sealed, bound to the new card and its organization', async () => {
     const { service, repository, secrets } = serviceWith();
     await service.createCard(USER, ORG, 'active', ISSUANCE);
-    const [[card]] = repository.createCard.mock.calls;
-    expect(card).toMatchObject({
-      userId: USER,
-      organizationId: ORG,
-      status: 'active',
-      issuer: { issuerId: ISSUER, provisioningId: 'prov-new' },
-    });
-    expect(secrets.seal).not.toHaveBeenCalled();
-    expect(card.issuer!.sealSecret(99)).toEqual({ ciphertext: 'sealed:25', keyId: 'key-1' });
+    expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([
+      { userId: USER, organizationId: ORG, status: 'active', issuer: { issuerId: ISSUER, provisioningId: 'prov-new' } },
+    ]);
     expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret', { table: 'cards', organizationId: ORG, row: 99 }]]);
+    expect(repository.setProvisioningSecret.mock.calls.map(([, id, sealed]) => [id, sealed])).toEqual([
+      [99, { ciphertext: 'sealed:25', keyId: 'key-1' }],
+    ]);
+  });
+
+  it('inserts the card and sets its sealed secret in one transaction', async () => {
+    const { service, repository } = serviceWith();
+    await service.createCard(USER, ORG, 'active', ISSUANCE);
+    expect(repository.setProvisioningSecret.mock.calls[0][0]).toBe(repository.insertCard.mock.calls[0][0]);
   });
 });
 
 describe('CardsService.setStatus (docs/api.md 8)', () => {
   it('changes the status of a known card in the transaction that writes its event (docs/api.md 10.12)', async () => {
-    const { service, repository, TX } = serviceWith({ knownCards: [42] });
+    const { service, repository, outbox } = serviceWith({ knownCards: [42] });
     await service.setStatus(42, 'frozen');
-    expect(repository.setStatus.mock.calls).toEqual([[TX, 42, 'frozen']]);
+    expect(repository.setStatus.mock.calls.map(([, ...args]) => args)).toEqual([[42, 'frozen']]);
+    expect(outbox.emit.mock.calls[0][0]).toBe(repository.setStatus.mock.calls[0][0]);
   });
 
   it('refuses an unknown card, emitting nothing', async () => {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
-import { EventIngest } from '../delivery/events/event-ingest.service';
+import { UnitOfWork } from '../database/unit-of-work';
+import { Outbox } from '../delivery/events/outbox';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
@@ -21,7 +22,8 @@ export class CardsService {
     private readonly issuer: IssuerPort,
     private readonly secrets: SecretBox,
     private readonly identity: IdentityService,
-    private readonly events: EventIngest,
+    private readonly work: UnitOfWork,
+    private readonly outbox: Outbox,
   ) {}
 
   /** The credentials of the user's newest active or frozen card: 404 no card, 403 no issuer. */
@@ -51,15 +53,15 @@ export class CardsService {
     if (issuance && !(await this.cards.issuerExists(issuance.issuerId))) {
       throw Errors.notFound(`no issuer ${issuance.issuerId}`);
     }
-    return this.cards.createCard({
-      userId,
-      organizationId,
-      status,
-      issuer: issuance && {
-        issuerId: issuance.issuerId,
-        provisioningId: issuance.provisioningId,
-        sealSecret: (cardId) => this.secrets.seal(issuance.provisioningSecret, provisioningSecretBinding(organizationId, cardId)),
-      },
+    // The secret is sealed for the card's id, known once the row exists: both in one transaction.
+    return this.work.run(async (tx) => {
+      const issuer = issuance && { issuerId: issuance.issuerId, provisioningId: issuance.provisioningId };
+      const cardId = await this.cards.insertCard(tx, { userId, organizationId, status, issuer });
+      if (issuance) {
+        const sealed = this.secrets.seal(issuance.provisioningSecret, provisioningSecretBinding(organizationId, cardId));
+        await this.cards.setProvisioningSecret(tx, cardId, sealed);
+      }
+      return cardId;
     });
   }
 
@@ -68,10 +70,12 @@ export class CardsService {
    * the same transaction: a process that dies leaves both or neither (10.12).
    */
   async setStatus(cardId: number, status: CardStatus): Promise<void> {
-    const emitted = await this.events.emitWith(async (tx) => {
+    const found = await this.work.run(async (tx) => {
       const organization = await this.cards.setStatus(tx, cardId, status);
-      return organization === undefined ? undefined : { type: 'card.updated', organization, data: { card: cardId, status } };
+      if (organization === undefined) return false;
+      await this.outbox.emit(tx, { type: 'card.updated', organization, data: { card: cardId, status } });
+      return true;
     });
-    if (emitted === undefined) throw Errors.notFound(`no card ${cardId}`);
+    if (!found) throw Errors.notFound(`no card ${cardId}`);
   }
 }

@@ -7,6 +7,7 @@ import { makePrivateDirectory } from '../common/private-directory';
 import { Database } from './database';
 import { dataSourceOptions, driverModule } from './data-source-options';
 import { Migrator } from './migrator';
+import { UnitOfWork } from './unit-of-work';
 
 @Global()
 @Module({
@@ -25,7 +26,7 @@ import { Migrator } from './migrator';
       },
     }),
   ],
-  providers: [Database, Migrator],
-  exports: [Database, Migrator],
+  providers: [Database, UnitOfWork, Migrator],
+  exports: [Database, UnitOfWork, Migrator],
 })
 export class DatabaseModule {}

@@ -31,9 +31,10 @@ export const POOL_OPTIONS = Symbol('POOL_OPTIONS');
 
 /**
  * The repositories' one way to the database: SQL with `?` placeholders, alone or in a
- * transaction. Every repository goes through here: the hot reads need prepared statements
- * without a QueryRunner per statement (docs/performance.md), and the writes need row locks and
- * the deadlines below, which TypeORM's Repository API does not give.
+ * transaction (which a service opens through UnitOfWork). Every repository goes through here:
+ * the hot reads need prepared statements without a QueryRunner per statement
+ * (docs/performance.md), and the writes need row locks and the deadlines below, which TypeORM's
+ * Repository API does not give.
  *
  * On MySQL, statements run on mysql2 pools of our own (the main one of DB_POOL_SIZE
  * connections, and those of OWN_POOLS), with the deadlines of MysqlConnections (so an
@@ -140,8 +141,10 @@ export class Database implements SqlExecutor, OnApplicationShutdown {
   }
 
   /**
-   * `readCommitted` (MySQL): for a transaction whose locking reads must not take gap locks, such
-   * as the queue's claim, which would otherwise hold off every insert of a new due delivery.
+   * UnitOfWork.run's transaction (nothing else opens one: eslint's no-restricted-syntax outside
+   * database/). `readCommitted` (MySQL): for a transaction whose locking reads must not take gap
+   * locks, such as the queue's claim, which would otherwise hold off every insert of a new due
+   * delivery.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
     if (this.mysql) return this.withDeadlockRetry(() => this.connectedPool().transaction(work, options));

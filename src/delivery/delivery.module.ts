@@ -5,6 +5,7 @@ import { AuditModule } from '../audit/audit.module';
 import { PageCursors } from '../crypto/page-cursors';
 import { AppConfig } from '../config/app-config';
 import { Database, OWN_POOLS } from '../database/database';
+import { UnitOfWork } from '../database/unit-of-work';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
@@ -14,9 +15,10 @@ import { DispatchSignal } from './dispatch-signal';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher';
 import { DeliveryQueue } from './dispatch/delivery-queue';
-import { DispatchDatabase } from './dispatch/dispatch-database';
+import { DispatchDatabase, DispatchWork } from './dispatch/dispatch-database';
 import { EndpointHealthRepository } from './dispatch/endpoint-health.repository';
 import { EndpointHealthService } from './dispatch/endpoint-health.service';
+import { WebhookDisablingService } from './dispatch/webhook-disabling.service';
 import { WebhookSender } from './dispatch/webhook-sender';
 import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
 import { DeliveryEntity } from './entities/delivery.entity';
@@ -28,10 +30,12 @@ import { EventRetention } from './events/event-retention';
 import { EventsController } from './events/events.controller';
 import { EventsRepository } from './events/events.repository';
 import { IngestDatabase } from './events/ingest-database';
+import { Outbox } from './events/outbox';
 import { PendingLimit } from './events/pending-limit';
-import { DeliveryActionsService } from './log/delivery-actions.service';
 import { DeliveryLogRepository } from './log/delivery-log.repository';
 import { DeliveryLogService } from './log/delivery-log.service';
+import { DeliveryReplayService } from './log/delivery-replay.service';
+import { WebhookTestService } from './log/webhook-test.service';
 import { WebhookDeliveriesController } from './log/webhook-deliveries.controller';
 import { DeliveryRecoveryService } from './recovery/delivery-recovery.service';
 import { RecoveriesRepository } from './recovery/recoveries.repository';
@@ -65,6 +69,7 @@ import { WebhookRecoveryController } from './recovery/webhook-recovery.controlle
       useFactory: (shared: Database, dataSource: DataSource, config: AppConfig) =>
         Database.open(shared, dataSource, config, { connections: OWN_POOLS.dispatch, readCommitted: true }),
     },
+    { provide: DispatchWork, inject: [DispatchDatabase], useFactory: (db: DispatchDatabase) => new UnitOfWork(db) },
     {
       provide: IngestDatabase,
       inject: [Database, DataSource, AppConfig],
@@ -73,6 +78,7 @@ import { WebhookRecoveryController } from './recovery/webhook-recovery.controlle
     },
     DispatchSignal,
     EventIngest,
+    Outbox,
     EventsRepository,
     PendingLimit,
     EventRetention,
@@ -82,8 +88,10 @@ import { WebhookRecoveryController } from './recovery/webhook-recovery.controlle
     WebhookSender,
     EndpointHealthRepository,
     EndpointHealthService,
+    WebhookDisablingService,
     DeliveryLogService,
-    DeliveryActionsService,
+    DeliveryReplayService,
+    WebhookTestService,
     DeliveryLogRepository,
     PageCursors,
     DeliveryRecoveryService,
@@ -91,7 +99,7 @@ import { WebhookRecoveryController } from './recovery/webhook-recovery.controlle
     RecoveryWorker,
     RecoveryRetention,
   ],
-  exports: [EventIngest, DeliveryQueue, DeliveryRecoveryService],
+  exports: [EventIngest, Outbox, DeliveryQueue, DeliveryRecoveryService],
 })
 export class DeliveryModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
 import { isUniqueViolation } from '../database/database-errors';
+import { Column, rowReader } from '../database/row-reader';
 import { sqlTimestamp } from '../database/sql-dialect';
 import { AccessTokenKind } from './entities/access-token.entity';
 import { Role } from './entities/member.entity';
@@ -28,6 +29,12 @@ export interface NewAccessToken {
   readonly expiresAt: Date;
 }
 
+const readGrant = rowReader({
+  userId: Column.int,
+  organizationId: Column.nullable(Column.int),
+  role: Column.nullable(Column.member<Role>()),
+});
+
 /** Organizations, users, memberships, sessions and access tokens (platform keys: PlatformKeysRepository). Tokens appear only hashed. */
 @Injectable()
 export class IdentityRepository {
@@ -38,8 +45,8 @@ export class IdentityRepository {
    * organization, that membership (or a row of nulls when the user is not a member); without
    * one, up to two of the user's memberships (two means "ambiguous"). No row: no live session.
    */
-  findSessionGrants(tokenHash: string): Promise<SessionGrant[]> {
-    return this.db.select<SessionGrant & Record<string, unknown>>(
+  async findSessionGrants(tokenHash: string): Promise<SessionGrant[]> {
+    const rows = await this.db.select(
       `SELECT s.user_id AS userId, m.organization_id AS organizationId, m.role AS role
          FROM sessions s
          LEFT JOIN members m
@@ -49,16 +56,17 @@ export class IdentityRepository {
         LIMIT 2`,
       [tokenHash],
     );
+    return rows.map(readGrant);
   }
 
   /** The user of a live, unrevoked access token of this kind. */
   async findAccessTokenUser(tokenHash: string, kind: AccessTokenKind): Promise<number | undefined> {
-    const [row] = await this.db.select<{ userId: number }>(
+    const [row] = await this.db.select(
       `SELECT user_id AS userId FROM access_tokens
         WHERE token_hash = ? AND kind = ? AND revoked_at IS NULL AND expires_at > ${this.db.dialect.now}`,
       [tokenHash, kind],
     );
-    return row?.userId;
+    return row && Column.int(row.userId);
   }
 
   createOrganization(name: string): Promise<number> {

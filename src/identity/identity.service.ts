@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/domain-error';
 import { hashToken, newOpaqueToken } from '../crypto/opaque-token';
-import type { SqlExecutor } from '../database/sql-executor';
+import type { Transaction } from '../database/unit-of-work';
+import { UnitOfWork } from '../database/unit-of-work';
 import { Role } from './entities/member.entity';
 import { IdentityRepository } from './identity.repository';
 import { OperatorAuditRepository, OperatorAuditView, OperatorChange } from './operator-audit.repository';
@@ -40,6 +41,7 @@ export class IdentityService {
     private readonly identities: IdentityRepository,
     private readonly platformKeys: PlatformKeysRepository,
     private readonly operatorAuditEntries: OperatorAuditRepository,
+    private readonly work: UnitOfWork,
   ) {}
 
   createOrganization(name: string): Promise<number> {
@@ -104,8 +106,21 @@ export class IdentityService {
     // Milliseconds dropped: the stored expiry and the printed one are the same instant.
     const expiresAt = expiresInDays === undefined ? null : new Date(Math.floor(createdAt.getTime() / 1000 + expiresInDays * 86_400) * 1000);
     const token = newOpaqueToken();
-    const created = await this.platformKeys.create({ name, tokenHash: hashToken(token), organizations: scope, expiresAt, createdAt });
-    if ('missingOrganizations' in created) throw Errors.notFound(`no organization ${created.missingOrganizations.join(', ')}`);
+    const key = { name, tokenHash: hashToken(token), organizations: scope, expiresAt, createdAt };
+    // The organizations are read in share mode first, so none can go before the commit; the key,
+    // its organizations and its audit entry are written together, or nothing is.
+    const created = await this.work.run(async (tx): Promise<{ missing: number[] } | { id: number }> => {
+      const missing = scope === null ? [] : await this.platformKeys.lockOrganizations(tx, scope);
+      if (missing.length > 0) return { missing };
+      const id = await this.platformKeys.insert(tx, key);
+      await this.operatorAuditEntries.record(
+        tx,
+        { action: 'platform_key.created', platformKeyId: id, platformKeyName: name, organizations: scope },
+        createdAt,
+      );
+      return { id };
+    });
+    if ('missing' in created) throw Errors.notFound(`no organization ${created.missing.join(', ')}`);
     return { id: created.id, token, organizations: scope, expiresAt };
   }
 
@@ -113,10 +128,29 @@ export class IdentityService {
     return this.platformKeys.list();
   }
 
-  /** Revokes the key this token is, or the key with this id. */
+  /**
+   * Revokes the key this token is, or the key with this id, and records it, in one transaction
+   * that locks the key's row first. Revoking a revoked key is not an error; it changes and
+   * records nothing.
+   */
   async revokePlatformKey(key: string | { id: number }): Promise<void> {
     const ref = typeof key === 'string' ? { tokenHash: hashToken(key) } : key;
-    if (!(await this.platformKeys.revoke(ref, new Date()))) {
+    const at = new Date();
+    const found = await this.work.run(async (tx) => {
+      const locked = await this.platformKeys.lockKey(tx, ref);
+      if (locked === undefined) return false;
+      if (locked.revokedAt !== null) return true;
+      await this.platformKeys.revoke(tx, locked.id, at);
+      const change = {
+        action: 'platform_key.revoked',
+        platformKeyId: locked.id,
+        platformKeyName: locked.name,
+        organizations: locked.organizations,
+      } as const;
+      await this.operatorAuditEntries.record(tx, change, at);
+      return true;
+    });
+    if (!found) {
       throw Errors.notFound(typeof key === 'string' ? 'no such platform key' : `no platform key ${key.id}`);
     }
   }
@@ -127,7 +161,7 @@ export class IdentityService {
   }
 
   /** Records an operator's change made through another feature (a recovery, docs/api.md 10.14) in that change's transaction. */
-  recordOperatorChange(tx: SqlExecutor, change: OperatorChange, at: Date): Promise<void> {
+  recordOperatorChange(tx: Transaction, change: OperatorChange, at: Date): Promise<void> {
     return this.operatorAuditEntries.record(tx, change, at);
   }
 

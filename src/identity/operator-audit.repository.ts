@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
-import type { SqlExecutor } from '../database/sql-executor';
-import { dateOf, sqlTimestamp } from '../database/sql-dialect';
+import { Column, rowReader } from '../database/row-reader';
+import type { Transaction } from '../database/unit-of-work';
+import { sqlTimestamp } from '../database/sql-dialect';
 import type { OperatorAuditAction } from './entities/operator-audit-entry.entity';
 
 // The Database executor: entries are written inside the transactions of the changes they record.
@@ -29,13 +30,23 @@ export interface OperatorAuditView {
   webhook?: string;
 }
 
+const readEntry = rowReader({
+  id: Column.int,
+  at: Column.moment,
+  action: Column.member<OperatorAuditAction>(),
+  keyId: Column.nullable(Column.int),
+  keyName: Column.nullable(Column.text),
+  organizations: Column.nullable(Column.json<number[]>()),
+  webhook: Column.nullable(Column.text),
+});
+
 /** The operator audit trail (operator_audit_entries): platform keys created and revoked, recoveries made from the CLI. */
 @Injectable()
 export class OperatorAuditRepository {
   constructor(private readonly db: Database) {}
 
   /** Records `change` on `tx`, the transaction of the change itself. */
-  async record(tx: SqlExecutor, change: OperatorChange, at: Date): Promise<void> {
+  async record(tx: Transaction, change: OperatorChange, at: Date): Promise<void> {
     const key = change.action === 'delivery.recovered' ? null : change;
     const organizations = change.action === 'delivery.recovered' ? [change.organization] : change.organizations;
     await tx.execute(
@@ -53,25 +64,17 @@ export class OperatorAuditRepository {
 
   /** The newest `limit` entries, newest first. */
   async newest(limit: number): Promise<OperatorAuditView[]> {
-    const rows = await this.db.select<{
-      id: number;
-      at: Date | string;
-      action: OperatorAuditAction;
-      keyId: number | null;
-      keyName: string | null;
-      organizations: string | null;
-      webhook: string | null;
-    }>(
+    const rows = await this.db.select(
       `SELECT id, at, action, platform_key_id AS keyId, platform_key_name AS keyName, organizations, webhook
          FROM operator_audit_entries ORDER BY id DESC LIMIT ?`,
       [limit],
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      at: dateOf(row.at).toISOString(),
+    return rows.map(readEntry).map((row) => ({
+      id: row.id,
+      at: row.at.toISOString(),
       action: row.action,
-      platformKey: row.keyId === null ? null : { id: Number(row.keyId), name: row.keyName! },
-      organizations: row.organizations === null ? null : (JSON.parse(row.organizations) as number[]),
+      platformKey: row.keyId === null ? null : { id: row.keyId, name: row.keyName! },
+      organizations: row.organizations,
       ...(row.webhook === null ? {} : { webhook: row.webhook }),
     }));
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlExecutor } from '../database/sql-executor';
+import type { Transaction } from '../database/unit-of-work';
 
 /** Work done in the transaction that deletes a webhook, before its row goes. */
-export type WebhookRemovalHook = (tx: SqlExecutor, webhookId: number) => Promise<void>;
+export type WebhookRemovalHook = (tx: Transaction, webhookId: number) => Promise<void>;
 
 /**
  * What other features do when a webhook is deleted, inside the deleting transaction: the
@@ -17,7 +17,7 @@ export class WebhookRemovals {
     this.hooks.push(hook);
   }
 
-  async run(tx: SqlExecutor, webhookId: number): Promise<void> {
+  async run(tx: Transaction, webhookId: number): Promise<void> {
     for (const hook of this.hooks) await hook(tx, webhookId);
   }
 }

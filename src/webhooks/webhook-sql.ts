@@ -1,5 +1,6 @@
 import type { SealedSecret } from '../crypto/secret-box';
-import { dateOf } from '../database/sql-dialect';
+import { Column } from '../database/row-reader';
+import { placeholders, type Row } from '../database/sql-executor';
 import { wildcardOf } from '../event-types/event-types';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
 
@@ -26,6 +27,16 @@ export const WebhookSql = {
    */
   takes: '(w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0)',
   takesParams: (type: string): [string, string] => [JSON.stringify(type), JSON.stringify(wildcardOf(type))],
+  /** 1 when the webhook that a column names is disabled, else 0 (a scalar subquery, not locked: the record's check). */
+  disabledOf: (webhookIdColumn: string) =>
+    `(SELECT COUNT(*) FROM webhooks w WHERE w.id = ${webhookIdColumn} AND w.disabled_at IS NOT NULL)`,
+  /**
+   * Locks the source rows of `organizations` organizations in share mode, in id order (ingest's
+   * group commit: a webhook write, which locks its source exclusively, is wholly before or after
+   * the group). Its parameters: the organizations' ids.
+   */
+  sourcesInShareMode: (organizations: number, forShare: string) =>
+    `SELECT id FROM webhook_sources WHERE organization_id IN (${placeholders(organizations)}) ORDER BY organization_id${forShare}`,
   /** What an attempt needs of its webhook, read back by `targetOfRow`. */
   targetColumns: [
     'w.name AS w_name',
@@ -55,24 +66,22 @@ export interface WebhookTarget {
   readonly disabled: boolean;
 }
 
+const sealedOrNone = (ciphertext: unknown, keyId: unknown): SealedSecret | undefined =>
+  ciphertext === null ? undefined : { ciphertext: Column.text(ciphertext), keyId: Column.text(keyId) };
+
 /** The target of `WebhookSql.targetColumns` for an event type; undefined when the webhook is gone. */
-export function targetOfRow(row: Readonly<Record<string, unknown>>, eventType: string): WebhookTarget | undefined {
+export function targetOfRow(row: Row, eventType: string): WebhookTarget | undefined {
   if (row.w_name === null || row.w_name === undefined) return undefined;
   const column = EVENT_URL_COLUMNS[eventType as keyof typeof EVENT_URL_COLUMNS] as string | undefined;
-  const url = (column === undefined ? null : (row[`w_${column}`] as string | null)) ?? String(row.w_url);
-  const previousExpiresAt = row.w_previous_secret_expires_at as Date | string | null;
+  const eventUrl = column === undefined ? null : Column.nullable(Column.text)(row[`w_${column}`]);
+  const previous = sealedOrNone(row.w_previous_secret, row.w_previous_secret_key_id);
+  const previousExpiresAt = Column.nullable(Column.moment)(row.w_previous_secret_expires_at);
   return {
-    name: String(row.w_name),
-    url,
-    secret: { ciphertext: String(row.w_secret), keyId: String(row.w_secret_key_id) },
-    previous:
-      row.w_previous_secret === null || previousExpiresAt === null
-        ? undefined
-        : {
-            secret: { ciphertext: String(row.w_previous_secret), keyId: String(row.w_previous_secret_key_id) },
-            expiresAt: dateOf(previousExpiresAt),
-          },
-    headers: row.w_headers === null ? undefined : { ciphertext: String(row.w_headers), keyId: String(row.w_headers_key_id) },
-    disabled: row.w_disabled_at !== null,
+    name: Column.text(row.w_name),
+    url: eventUrl ?? Column.text(row.w_url),
+    secret: { ciphertext: Column.text(row.w_secret), keyId: Column.text(row.w_secret_key_id) },
+    previous: previous === undefined || previousExpiresAt === null ? undefined : { secret: previous, expiresAt: previousExpiresAt },
+    headers: sealedOrNone(row.w_headers, row.w_headers_key_id),
+    disabled: Column.present(row.w_disabled_at),
   };
 }

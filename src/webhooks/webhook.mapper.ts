@@ -1,4 +1,6 @@
 import type { SealedSecret } from '../crypto/secret-box';
+import { Column } from '../database/row-reader';
+import type { Row } from '../database/sql-executor';
 import type { WebhookDto } from './dto/webhook-responses.dto';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
 import { HeaderList, maskedHeaders } from './custom-headers';
@@ -138,22 +140,28 @@ export const headerColumnsOf = (headers: HeaderList, sealed: SealedSecret | null
 });
 
 /** A JSON array column as stored (null: not set). */
-const listOf = (value: unknown): string[] | undefined => (typeof value === 'string' ? (JSON.parse(value) as string[]) : undefined);
+const readList = Column.nullable(Column.json<string[]>());
+const readUrl = Column.nullable(Column.text);
+const readRateLimit = Column.nullable(Column.int);
 
 /** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `disabled_at` (and the name) back to a stored webhook. */
-export function storedOfRow(row: Readonly<Record<string, unknown>>): StoredWebhook & { name: string } {
+export function storedOfRow(row: Row): StoredWebhook & { name: string } {
   const events: Partial<Record<EventField, string>> = {};
   for (const field of EVENT_FIELDS) {
-    const value = row[columnOf(field)];
-    if (typeof value === 'string') events[field] = value;
+    const value = readUrl(row[columnOf(field)]);
+    if (value !== null) events[field] = value;
   }
+  const rateLimit = readRateLimit(row[RATE_LIMIT_COLUMN]);
   return {
-    name: row.name as string,
-    url: row.url as string,
+    name: Column.text(row.name),
+    url: Column.text(row.url),
     events,
-    ...(row.rate_limit === null || row.rate_limit === undefined ? {} : { rateLimit: Number(row.rate_limit) }),
-    ...givenOnly({ eventTypes: listOf(row[EVENT_TYPES_COLUMN]), headerNames: listOf(row[HEADER_NAMES_COLUMN]) }),
-    ...(row.disabled_at === null || row.disabled_at === undefined ? {} : { disabled: true as const }),
+    ...(rateLimit === null ? {} : { rateLimit }),
+    ...givenOnly({
+      eventTypes: readList(row[EVENT_TYPES_COLUMN]) ?? undefined,
+      headerNames: readList(row[HEADER_NAMES_COLUMN]) ?? undefined,
+    }),
+    ...(Column.present(row.disabled_at) ? { disabled: true as const } : {}),
   };
 }
 

@@ -89,7 +89,7 @@ export class WebhooksController {
     @Body(CreateWebhookBodyPipe) body: { draft: WebhookDraft },
     @Param('name', WebhookNamePipe) name: string,
   ) {
-    return this.webhooks.create(caller.organizationId, caller, name, body.draft);
+    return this.webhooks.create(caller.organizationId, name, body.draft);
   }
 
   @Post()
@@ -105,7 +105,7 @@ export class WebhooksController {
     503: ['dns unavailable', 'unavailable'],
   })
   replaceWebhook(@Caller() caller: SessionCaller, @Body(ReplaceWebhookBodyPipe) body: { name: string; draft: WebhookDraft }) {
-    return this.webhooks.replace(caller.organizationId, caller, body.name, body.draft);
+    return this.webhooks.replace(caller.organizationId, body.name, body.draft);
   }
 
   @Patch(':name')
@@ -127,7 +127,7 @@ export class WebhooksController {
     @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
     @Param('name', WebhookNamePipe) name: string,
   ) {
-    return this.webhooks.update(caller.organizationId, caller, name, patch);
+    return this.webhooks.update(caller.organizationId, name, patch);
   }
 
   @Post(':name/secret/rotate')
@@ -148,7 +148,7 @@ export class WebhooksController {
     @Body(RotateSecretBodyPipe) graceSeconds: number,
     @Param('name', WebhookNamePipe) name: string,
   ) {
-    return this.webhooks.rotateSecret(caller.organizationId, caller, name, graceSeconds);
+    return this.webhooks.rotateSecret(caller.organizationId, name, graceSeconds);
   }
 
   @Delete(':name')
@@ -157,7 +157,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: DeleteResultDto })
   @ApiErrorResponses({ 400: ['invalid name'], 403: WRITE_FORBIDDEN, 404: ['not found'] })
   async deleteWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
-    await this.webhooks.remove(caller.organizationId, caller, name);
+    await this.webhooks.remove(caller.organizationId, name);
     return DELETED;
   }
 
@@ -172,7 +172,7 @@ export class WebhooksController {
     415: ['unsupported media type'],
   })
   async deleteWebhookByBody(@Caller() caller: SessionCaller, @Body(DeleteWebhookBodyPipe) name: string) {
-    await this.webhooks.removeIfExists(caller.organizationId, caller, name);
+    await this.webhooks.removeIfExists(caller.organizationId, name);
     return DELETED;
   }
 }

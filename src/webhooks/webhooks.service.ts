@@ -1,13 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../audit/audit.model';
+import { AuditTrail } from '../audit/audit-trail';
 import { Errors } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { SealedSecret, SecretBox } from '../crypto/secret-box';
+import { type Transaction, UnitOfWork } from '../database/unit-of-work';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
 import { HeaderList, headerLimitProblems, mergeHeaders } from './custom-headers';
-import { columnsOfPatch, columnsOfStored, headerColumnsOf, storedOf, toWebhookBody, urlsOf, webhookListJson } from './webhook.mapper';
+import { changedFields, setFields, withHeaders } from './audit-fields';
+import {
+  columnsOfPatch,
+  columnsOfStored,
+  headerColumnsOf,
+  storedOf,
+  toWebhookBody,
+  urlsOf,
+  WebhookColumns,
+  webhookListJson,
+} from './webhook.mapper';
 import {
   CheckedUrl,
   customHeadersBinding,
@@ -17,16 +28,24 @@ import {
   WebhookDraft,
   WebhookPatch,
 } from './webhook.model';
-import { HeadersWrite, WebhooksRepository } from './webhooks.repository';
+import { LockedWebhook, WebhooksRepository } from './webhooks.repository';
 
 /** How a write changes the custom headers: replaces them all (create, legacy create-or-update), or merges a patch in (null: removes them all). */
 type HeadersChange = { readonly replace: HeaderList } | { readonly merge: Readonly<Record<string, string | null>> | null };
 
 /**
+ * A write's custom headers (docs/api.md 10.15), made under the source lock from the stored ones
+ * (sealed; null: none): the columns to write, and whether the headers changed (for the audit
+ * entry, which cannot compare ciphertexts). It may refuse the result (a DomainError).
+ */
+type HeadersWrite = (stored: SealedSecret | null) => { columns: WebhookColumns; changed: boolean };
+
+/**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
  * the pipes (name, shape, static URL rules); here come the checks that need the database
- * (which run before any DNS work), then name resolution, then the atomic write, which
- * enforces the name and the cap again.
+ * (which run before any DNS work), then name resolution, then the atomic write: one unit of
+ * work that locks the organization's source row first, enforces the name and the cap again,
+ * writes, and records the audit entry (by the request's actor) in the same transaction.
  */
 @Injectable()
 export class WebhooksService {
@@ -34,6 +53,8 @@ export class WebhooksService {
 
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly work: UnitOfWork,
+    private readonly audit: AuditTrail,
     private readonly resolution: UrlResolution,
     private readonly secrets: SecretBox,
     config: AppConfig,
@@ -51,7 +72,7 @@ export class WebhooksService {
     return toWebhookBody(webhook);
   }
 
-  async create(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<CreatedWebhookDto> {
+  async create(organizationId: number, name: string, draft: WebhookDraft): Promise<CreatedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
@@ -59,41 +80,99 @@ export class WebhooksService {
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
-    const outcome = await this.webhooks.insert(
-      organizationId,
-      name,
-      columnsOfStored(stored),
-      this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
-      this.max,
-      actor,
-      draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers }),
-    );
+    const columns = columnsOfStored(stored);
+    const sealed = this.secrets.seal(secret, signingSecretBinding(organizationId, name));
+    const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
+    const outcome = await this.work.run(async (tx) => {
+      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
+      const now = await this.webhooks.countWithName(organizationId, name, tx);
+      if (now.taken) return 'name conflict';
+      if (now.count >= this.max) return 'limit reached';
+      const written = headers?.(null);
+      await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
+      await this.audit.record(tx, {
+        organizationId,
+        action: 'webhook.created',
+        webhook: name,
+        fields: withHeaders(setFields(columns), written?.changed),
+      });
+      return 'created';
+    });
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
   }
 
-  /** Legacy create-or-update: replaces the URLs, keeps the secret, answers it either way. */
-  async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
+  /**
+   * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared; a
+   * rate limit, event types or headers only when given) and answers its secret and what is
+   * stored now, or creates it with a new secret. Callers racing on one new name are serialized
+   * by the source lock, so they all get the secret of the one that created it.
+   */
+  async replace(organizationId: number, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
     await this.requireResolvable(urlsOf(draft));
 
-    const stored = storedOf(draft);
+    const columns = columnsOfStored(storedOf(draft));
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
     const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
-    const replaced = await this.webhooks.replace(organizationId, name, columnsOfStored(stored), sealed, this.max, actor, headers);
+    const replaced = await this.work.run(async (tx) => {
+      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
+      const existing = await this.webhooks.findLocked(tx, sourceId, name);
+      if (existing) {
+        const written = headers?.(existing.headers);
+        await this.webhooks.update(tx, existing.id, { ...columns, ...written?.columns });
+        await this.audit.record(tx, {
+          organizationId,
+          action: 'webhook.updated',
+          webhook: name,
+          fields: withHeaders(changedFields(existing.columns, columns), written?.changed),
+        });
+        return { secret: existing.secret, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
+      }
+      const now = await this.webhooks.countWithName(organizationId, name, tx);
+      if (now.count >= this.max) return 'limit reached';
+      const written = headers?.(null);
+      await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
+      await this.audit.record(tx, {
+        organizationId,
+        action: 'webhook.created',
+        webhook: name,
+        fields: withHeaders(setFields(columns), written?.changed),
+      });
+      return { secret: sealed, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
+    });
     if (replaced === 'limit reached') throw Errors.limitReached(this.max);
     return { ...toWebhookBody(replaced.webhook), secret: this.secrets.open(replaced.secret, binding) };
   }
 
-  async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
+  /**
+   * Sets only the members given (the headers merged into the stored ones under the lock). Under
+   * the source lock like every write: the webhook that answers is the one that was updated, never
+   * one a concurrent delete-and-create put in its place. The audit entry names only the members
+   * whose value changed (docs/api.md 10.9).
+   */
+  async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
     await this.requireResolvable(urlsOf(patch));
 
+    const changes = columnsOfPatch(patch);
     const headers = patch.headers === undefined ? undefined : this.headersWrite(organizationId, name, { merge: patch.headers });
-    const updated = await this.webhooks.patch(organizationId, name, columnsOfPatch(patch), actor, headers);
+    const updated = await this.work.run(async (tx) => {
+      const webhook = await this.lockedWebhook(tx, organizationId, name);
+      if (webhook === undefined) return undefined;
+      const written = headers?.(webhook.headers);
+      await this.webhooks.update(tx, webhook.id, { ...changes, ...written?.columns });
+      await this.audit.record(tx, {
+        organizationId,
+        action: 'webhook.updated',
+        webhook: name,
+        fields: withHeaders(changedFields(webhook.columns, changes), written?.changed),
+      });
+      return this.webhooks.findByName(organizationId, name, tx);
+    });
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
   }
@@ -104,35 +183,57 @@ export class WebhooksService {
    * one previous secret is kept. Under the source lock, so concurrent rotations leave exactly
    * one current and one previous secret.
    */
-  async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
+  async rotateSecret(organizationId: number, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
     const secret = newSigningSecret();
     const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
-    const rotated = await this.webhooks.rotateSecret(
-      organizationId,
-      name,
-      previousExpiresAt,
-      (current) => ({
-        current: this.secrets.seal(secret, signingSecretBinding(organizationId, name)),
-        previous:
-          previousExpiresAt &&
-          this.secrets.seal(
-            this.secrets.open(current, signingSecretBinding(organizationId, name)),
-            signingSecretBinding(organizationId, name, 'previous'),
-          ),
-      }),
-      actor,
-    );
+    const current = this.secrets.seal(secret, signingSecretBinding(organizationId, name));
+    const rotated = await this.work.run(async (tx) => {
+      const webhook = await this.lockedWebhook(tx, organizationId, name);
+      if (webhook === undefined) return false;
+      const previous =
+        previousExpiresAt &&
+        this.secrets.seal(
+          this.secrets.open(webhook.secret, signingSecretBinding(organizationId, name)),
+          signingSecretBinding(organizationId, name, 'previous'),
+        );
+      await this.webhooks.setSecrets(tx, webhook.id, current, previous, previousExpiresAt);
+      await this.audit.record(tx, { organizationId, action: 'webhook.secret_rotated', webhook: name, fields: [] });
+      return true;
+    });
     if (!rotated) throw Errors.notFound();
     return { secret, previousExpiresAt: previousExpiresAt?.toISOString() ?? null };
   }
 
-  async remove(organizationId: number, actor: Actor, name: string): Promise<void> {
-    if (!(await this.webhooks.delete(organizationId, name, actor))) throw Errors.notFound();
+  async remove(organizationId: number, name: string): Promise<void> {
+    if (!(await this.delete(organizationId, name))) throw Errors.notFound();
   }
 
   /** Legacy delete: clients retry deletes, so an absent webhook is not an error. */
-  async removeIfExists(organizationId: number, actor: Actor, name: string): Promise<void> {
-    await this.webhooks.delete(organizationId, name, actor);
+  async removeIfExists(organizationId: number, name: string): Promise<void> {
+    await this.delete(organizationId, name);
+  }
+
+  /**
+   * False when there was no such webhook. What other features registered (WebhookRemovals) is
+   * done in the same transaction; the source row goes with the last webhook.
+   */
+  private delete(organizationId: number, name: string): Promise<boolean> {
+    return this.work.run(async (tx) => {
+      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: false });
+      if (sourceId === undefined) return false;
+      const webhook = await this.webhooks.findLocked(tx, sourceId, name);
+      if (webhook === undefined) return false;
+      await this.webhooks.delete(tx, webhook.id);
+      await this.audit.record(tx, { organizationId, action: 'webhook.deleted', webhook: name, fields: [] });
+      await this.webhooks.deleteSourceIfEmpty(tx, sourceId);
+      return true;
+    });
+  }
+
+  /** The organization's webhook named `name`, its source locked first; undefined when there is none. */
+  private async lockedWebhook(tx: Transaction, organizationId: number, name: string): Promise<LockedWebhook | undefined> {
+    const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: false });
+    return sourceId === undefined ? undefined : this.webhooks.findLocked(tx, sourceId, name);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EndpointHealthService } from '../../src/delivery/dispatch/endpoint-health.service';
+import { WebhookDisablingService } from '../../src/delivery/dispatch/webhook-disabling.service';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
 import { DeliveryHarness, HOOKS, newPath, TestOrganization } from '../support/delivery-harness';
 import type { TestApp } from '../support/test-app';
@@ -89,7 +89,7 @@ describeEachDatabase('an attempt uses its webhook as it is when the attempt star
 
   it('records the attempt in flight when its webhook is disabled, and fails the one claimed behind it without sending it', async () => {
     const { org, slow, first, second } = await oneWaitingBehindOneInFlight();
-    await t.app.get(EndpointHealthService).disable(await webhookIdOf(org.organizationId), new Date());
+    await t.app.get(WebhookDisablingService).disable(await webhookIdOf(org.organizationId), new Date());
     expect((await h.settled(first)).map((row) => [row.state, row.attempts])).toEqual([['succeeded', 1]]);
     expect((await h.settled(second)).map((row) => [row.state, row.attempts])).toEqual([['failed', 0]]);
     const log = await t.http().get('/api/webhook/held/deliveries').set('Cookie', org.cookie);
@@ -111,7 +111,7 @@ describeEachDatabase('an attempt uses its webhook as it is when the attempt star
       const answers = await Promise.all([
         t.http().post('/api/webhook/raced/test').set('Cookie', org.cookie),
         t.http().post(`/api/webhook/raced/deliveries/${deliveryId}/retry`).set('Cookie', org.cookie),
-        t.app.get(EndpointHealthService).disable(webhookId, new Date()),
+        t.app.get(WebhookDisablingService).disable(webhookId, new Date()),
       ]);
       expect([202, 409]).toContain(answers[0].status);
       expect([202, 409]).toContain(answers[1].status);

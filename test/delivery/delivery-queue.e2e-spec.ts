@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sqlTimestamp } from '../../src/database/sql-dialect';
-import { AttemptRecord, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import { AttemptRecord, CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import { DispatchWork } from '../../src/delivery/dispatch/dispatch-database';
 import type { ClaimAsk } from '../../src/delivery/dispatch/scheduling/dispatch-scheduler';
 import { EventIngest } from '../../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase, describeOnMariadb } from '../support/databases';
@@ -43,14 +44,19 @@ async function withPendingDeliveries(t: TestApp, count: number, body: object = {
 
 const record = (at: Date): AttemptRecord => ({ state: 'succeeded', nextAttemptAt: null, at, durationMs: 5, status: 200, error: null });
 
-/** Claims up to `fresh` first attempts (and `retries` retries) of a webhook, taking every candidate. */
-const claim = (queue: DeliveryQueue, ask: Partial<ClaimAsk> & { webhookId: number }, now: number, claimer: string) =>
-  queue.claim([{ fresh: 0, retries: 0, ...ask }], now, LEASE_MS, claimer, (candidates) => candidates);
+/** Claims up to `fresh` first attempts (and `retries` retries) of a webhook, taking every candidate, in a transaction as the dispatcher's. */
+const claim = (t: TestApp, ask: Partial<ClaimAsk> & { webhookId: number }, now: number, claimer: string) =>
+  t.app
+    .get(DispatchWork)
+    .run(
+      (tx) => t.app.get(DeliveryQueue).claim(tx, [{ fresh: 0, retries: 0, ...ask }], now, LEASE_MS, claimer, (candidates) => candidates),
+      CLAIM_TRANSACTION,
+    );
 
 /** Records outcomes for claimed deliveries: the ids recorded. */
-async function complete(queue: DeliveryQueue, outcomes: { delivery: ClaimedDelivery; record: AttemptRecord }[], claimer: string) {
+async function complete(t: TestApp, outcomes: { delivery: ClaimedDelivery; record: AttemptRecord }[], claimer: string) {
   const completions = outcomes.map(({ delivery, record }) => ({ id: delivery.id, webhookId: delivery.webhookId, record }));
-  return (await queue.complete(completions, claimer, async () => undefined)).recorded;
+  return (await t.app.get(DispatchWork).run((tx) => t.app.get(DeliveryQueue).complete(tx, completions, claimer))).recorded;
 }
 
 describeOnMariadb('claims on one database from several instances', () => {
@@ -68,9 +74,7 @@ describeOnMariadb('claims on one database from several instances', () => {
   it('never hand one delivery to two claimers, and leave none unclaimed (SKIP LOCKED)', async () => {
     const now = Date.now() + 1000;
     const round = () =>
-      Promise.all(
-        instances.flatMap((t) => Array.from({ length: 4 }, () => claim(t.app.get(DeliveryQueue), { webhookId, fresh: 30 }, now, token()))),
-      );
+      Promise.all(instances.flatMap((t) => Array.from({ length: 4 }, () => claim(t, { webhookId, fresh: 30 }, now, token()))));
     const ids = [...(await round()), ...(await round())].flat().map((d) => d.id);
     expect(ids).toHaveLength(300);
     expect(new Set(ids).size).toBe(300);
@@ -90,13 +94,13 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 1);
     const now = Date.now() + 1000;
     const [first, second] = [token(), token()];
-    const [claimed] = await claim(queue, { webhookId, fresh: 10 }, now, first);
+    const [claimed] = await claim(t, { webhookId, fresh: 10 }, now, first);
     expect(claimed).toBeDefined();
-    expect(await claim(queue, { webhookId, fresh: 10 }, now + LEASE_MS - 1, second)).toEqual([]);
-    const [again] = await claim(queue, { webhookId, fresh: 10 }, now + LEASE_MS + 1, second);
+    expect(await claim(t, { webhookId, fresh: 10 }, now + LEASE_MS - 1, second)).toEqual([]);
+    const [again] = await claim(t, { webhookId, fresh: 10 }, now + LEASE_MS + 1, second);
     expect(again.id).toBe(claimed.id);
-    expect(await complete(queue, [{ delivery: claimed, record: record(new Date(now)) }], first)).toEqual(new Set());
-    expect(await complete(queue, [{ delivery: again, record: record(new Date(now)) }], second)).toEqual(new Set([again.id]));
+    expect(await complete(t, [{ delivery: claimed, record: record(new Date(now)) }], first)).toEqual(new Set());
+    expect(await complete(t, [{ delivery: again, record: record(new Date(now)) }], second)).toEqual(new Set([again.id]));
     const [row] = await t.dataSource.query('SELECT state, attempts FROM deliveries WHERE id = ?', [claimed.id]);
     expect({ state: row.state, attempts: Number(row.attempts) }).toEqual({ state: 'succeeded', attempts: 1 });
   });
@@ -105,7 +109,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 3);
     const mine = token();
     const now = Date.now() + 1000;
-    const claimed = (await claim(queue, { webhookId, fresh: 3 }, now, mine)).sort((a, b) => a.id - b.id);
+    const claimed = (await claim(t, { webhookId, fresh: 3 }, now, mine)).sort((a, b) => a.id - b.id);
     const failed: AttemptRecord = {
       state: 'pending',
       nextAttemptAt: new Date(now + 5000),
@@ -115,7 +119,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       error: 'http 503',
     };
     await complete(
-      queue,
+      t,
       claimed.map((delivery, i) => ({ delivery, record: i === 0 ? failed : record(new Date(now)) })),
       mine,
     );
@@ -144,20 +148,20 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 2);
     const now = Date.now() + 1000;
     const mine = token();
-    const claimed = await claim(queue, { webhookId, fresh: 10 }, now, mine);
+    const claimed = await claim(t, { webhookId, fresh: 10 }, now, mine);
     await queue.release(
       claimed.map(({ id }) => id),
       mine,
       now,
     );
-    expect((await claim(queue, { webhookId, fresh: 10 }, now, token())).map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
+    expect((await claim(t, { webhookId, fresh: 10 }, now, token())).map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
   });
 
   it('shares a rate limit between claimers: each delivery gets its own slot, 1/rate seconds apart', async () => {
     const webhookId = await withPendingDeliveries(t, 6, { rateLimit: 10 });
     const now = Date.now() + 1000;
-    const first = await claim(queue, { webhookId, fresh: 6, rateLimit: 10 }, now, token());
-    const second = await claim(queue, { webhookId, fresh: 6, rateLimit: 10 }, now + 250, token());
+    const first = await claim(t, { webhookId, fresh: 6, rateLimit: 10 }, now, token());
+    const second = await claim(t, { webhookId, fresh: 6, rateLimit: 10 }, now + 250, token());
     const slots = [...first, ...second].map((d) => d.notBefore! - now);
     expect(slots).toEqual([0, 100, 200, 300, 400]);
   });
@@ -192,7 +196,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       webhookId,
       new Date(now - 1).toISOString().replace('T', ' ').replace('Z', ''),
     ]);
-    const probes = await Promise.all([token(), token()].map((claimer) => claim(queue, { webhookId, fresh: 1, probe: true }, now, claimer)));
+    const probes = await Promise.all([token(), token()].map((claimer) => claim(t, { webhookId, fresh: 1, probe: true }, now, claimer)));
     expect(probes.flat()).toHaveLength(1);
   });
 
@@ -203,7 +207,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       retried[0].id,
       retried[1].id,
     ]);
-    const claimed = await claim(queue, { webhookId, fresh: 3, retries: 1 }, Date.now() + 1000, token());
+    const claimed = await claim(t, { webhookId, fresh: 3, retries: 1 }, Date.now() + 1000, token());
     expect(claimed.map((d) => d.retry)).toEqual([false, false, true]);
   });
 
@@ -211,7 +215,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const webhookId = await withPendingDeliveries(t, 1);
     const mine = token();
     const now = Date.now() + 1000;
-    const [delivery] = await claim(queue, { webhookId, fresh: 1 }, now, mine);
+    const [delivery] = await claim(t, { webhookId, fresh: 1 }, now, mine);
     await t.dataSource.query('UPDATE webhooks SET disabled_at = ? WHERE id = ?', [sqlTimestamp(new Date(now)), webhookId]);
     const retry: AttemptRecord = {
       ...record(new Date(now)),
@@ -220,7 +224,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       status: 500,
       error: 'http 500',
     };
-    expect(await complete(queue, [{ delivery, record: retry }], mine)).toEqual(new Set([delivery.id]));
+    expect(await complete(t, [{ delivery, record: retry }], mine)).toEqual(new Set([delivery.id]));
     const [row] = await t.dataSource.query('SELECT state, attempts FROM deliveries WHERE id = ?', [delivery.id]);
     expect({ state: row.state, attempts: Number(row.attempts) }).toEqual({ state: 'failed', attempts: 1 });
   });

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventIngest } from '../../src/delivery/events/event-ingest.service';
+import { UnitOfWork } from '../../src/database/unit-of-work';
+import { Outbox } from '../../src/delivery/events/outbox';
 import { DISABLED_EVENT } from '../../src/event-types/event-types';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
 import { DeliveryHarness, HOOKS, newPath } from '../support/delivery-harness';
@@ -85,13 +86,15 @@ describeEachDatabase('subscriptions and custom headers at delivery', (kind: Data
         'SELECT w.id AS id FROM webhooks w JOIN webhook_sources ws ON ws.id = w.source_id WHERE ws.organization_id = ? AND w.name = ?',
         [organizationId, 'gone'],
       );
-      const accepted = await t.app.get(EventIngest).emitWith(async () => ({
-        type: DISABLED_EVENT,
-        organization: organizationId,
-        data: { webhook: 'gone' },
-        onlyEnabledExcept: Number(gone.id),
-      }));
-      expect(accepted?.deliveries).toBe(1);
+      const accepted = await t.app.get(UnitOfWork).run((tx) =>
+        t.app.get(Outbox).emit(tx, {
+          type: DISABLED_EVENT,
+          organization: organizationId,
+          data: { webhook: 'gone' },
+          onlyEnabledExcept: Number(gone.id),
+        }),
+      );
+      expect(accepted.deliveries).toBe(1);
     });
   });
 

@@ -33,13 +33,10 @@ export class WebhookRecoverCommand extends OperatorCommand {
     super();
   }
 
-  /** The console's path, an operator as its actor: the organization's trail records it with actor null, the operator's trail as well. */
+  /** The console's path, run as the operator (cli.ts): the organization's trail records it with actor null, the operator's trail as well. */
   async run(_: string[], { org, name, since, until }: RecoverOptions): Promise<void> {
     await this.identity.requireOrganization(org);
-    const recorded = await this.recovery.recover(org, null, name, until === undefined ? { since } : { since, until }, undefined, (tx, at) =>
-      this.identity.recordOperatorChange(tx, { action: 'delivery.recovered', organization: org, webhook: name }, at),
-    );
-    printResult(recorded);
+    printResult(await this.recovery.recover(org, name, until === undefined ? { since } : { since, until }));
   }
 
   @Option({ flags: '--org <id>', description: 'organization id', required: true })

@@ -11,12 +11,14 @@ import type { AttemptOutcome } from '../delivery.model';
 import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
 import { AttemptRecorder } from './attempt-recorder';
 import { AttemptRunner } from './attempt-runner';
-import { ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue';
+import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue';
+import { DispatchWork } from './dispatch-database';
 import { EndpointHealthService, HealthVerdict } from './endpoint-health.service';
 import { RetryPolicy } from './retry-policy';
 import { limitSignalOf } from './scheduling/adaptive-limit';
 import { DispatchScheduler } from './scheduling/dispatch-scheduler';
 import { EventBodies } from './scheduling/event-bodies';
+import { WebhookDisablingService } from './webhook-disabling.service';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
@@ -78,8 +80,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
 
   constructor(
     private readonly queue: DeliveryQueue,
+    private readonly work: DispatchWork,
     private readonly runner: AttemptRunner,
     private readonly health: EndpointHealthService,
+    private readonly disabling: WebhookDisablingService,
     private readonly signal: DispatchSignal,
     private readonly metrics: Metrics,
     config: AppConfig,
@@ -196,7 +200,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     if (asks.length === 0) return;
     let claimed: ClaimedDelivery[];
     try {
-      claimed = await this.queue.claim(asks, now, this.leaseMs, this.token, (candidates) => this.bodies.fitting(candidates));
+      claimed = await this.work.run(
+        (tx) => this.queue.claim(tx, asks, now, this.leaseMs, this.token, (candidates) => this.bodies.fitting(candidates)),
+        CLAIM_TRANSACTION,
+      );
     } catch (error) {
       this.warn(error, 'could not claim deliveries');
       return;
@@ -290,28 +297,26 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     }
   }
 
-  /** One batch of outcomes and their endpoints' health in one transaction; the webhooks it disables are disabled after. */
+  /** One batch of outcomes and their endpoints' health in one transaction (the dispatcher's pool); the webhooks it disables are disabled after. */
   private async complete(batch: readonly Recording[]): Promise<Map<number, { verdict?: HealthVerdict }>> {
     const probes = new Set(batch.filter(({ probe }) => probe).map(({ id }) => id));
-    const { recorded, also: verdicts } = await this.queue.complete(batch, this.token, (tx, mine, unhealthy) =>
-      this.health.afterAttempts(
-        tx,
-        mine.map(({ id, webhookId, record }) => ({
-          webhookId,
-          outcome: { ok: record.error === null, error: record.error as AttemptOutcome['error'] },
-          at: record.at.getTime(),
-          probe: probes.has(id),
-        })),
-        unhealthy,
-      ),
-    );
+    const { recorded, verdicts } = await this.work.run(async (tx) => {
+      const { recorded, mine, unhealthy } = await this.queue.complete(tx, batch, this.token);
+      const attempts = mine.map(({ id, webhookId, record }) => ({
+        webhookId,
+        outcome: { ok: record.error === null, error: record.error as AttemptOutcome['error'] },
+        at: record.at.getTime(),
+        probe: probes.has(id),
+      }));
+      return { recorded, verdicts: await this.health.afterAttempts(tx, attempts, unhealthy) };
+    });
     for (const [webhookId, { disable }] of verdicts) if (disable) this.disableLater(webhookId);
     const webhookOf = new Map(batch.map(({ id, webhookId }) => [id, webhookId]));
     return new Map([...recorded].map((id) => [id, { verdict: verdicts.get(webhookOf.get(id)!) }]));
   }
 
   private disableLater(webhookId: number): void {
-    const done = this.health.disable(webhookId, new Date()).catch((error: unknown) => this.warn(error, 'could not disable a webhook'));
+    const done = this.disabling.disable(webhookId, new Date()).catch((error: unknown) => this.warn(error, 'could not disable a webhook'));
     this.disablings.add(done);
     void done.finally(() => this.disablings.delete(done));
   }

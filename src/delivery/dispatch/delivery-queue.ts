@@ -1,18 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import type { SealedSecret } from '../../crypto/secret-box';
-import { placeholders, type SqlExecutor, type SqlValue, varying } from '../../database/sql-executor';
-import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { Column, rowReader } from '../../database/row-reader';
+import { placeholders, type SqlValue, varying } from '../../database/sql-executor';
+import { sqlTimestamp } from '../../database/sql-dialect';
+import type { Transaction } from '../../database/unit-of-work';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import type { DeliveryState } from '../delivery.model';
 import { sealedFromJson } from '../events/sealed-json';
+import { HealthSql } from '../webhook-health-sql';
 import { DispatchDatabase } from './dispatch-database';
-import { EndpointHealthRepository, unhealthyOf } from './endpoint-health.repository';
+import { EndpointHealthRepository } from './endpoint-health.repository';
 import { nextFreeSlot, rateSlots, RateSlots } from './rate-slots';
 import { type ClaimAsk, type DueWebhook, RATE_HORIZON_MS, type Work } from './scheduling/dispatch-scheduler';
 
 // The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give,
 // and every statement here is on the dispatcher's hot path (docs/performance.md). Statements
 // over a list of ids are VaryingSql: sent as text, never prepared (docs/api.md 9).
+
+/** The claim's transaction: its locking reads take no gap locks, which would hold off every insert of a new due delivery. */
+export const CLAIM_TRANSACTION = { readCommitted: true } as const;
 
 /** A delivery's lane (deliveries.lane): a backlog of retries never keeps first attempts waiting (docs/api.md 10.10). */
 export const LANE = { fresh: 0, retry: 1 } as const;
@@ -59,7 +65,7 @@ export interface StoredBody {
 /** A body of unknown size (written before sizes were kept) counts as the largest event 10.1 allows. */
 const UNKNOWN_BODY_BYTES = 256 * 1024;
 
-const time = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
+const time = Column.nullable(Column.millis);
 const oldestDue = (lane: number) =>
   `(SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = ${WebhookSql.id} AND d.state = 'pending' AND d.lane = ${lane}
      ORDER BY d.next_attempt_at LIMIT 1)`;
@@ -67,9 +73,9 @@ const oldestDue = (lane: number) =>
 /** Every due webhook: its oldest due delivery of each lane is one seek of ix_deliveries_webhook_lane_due, whatever its backlog. */
 const SCAN = `SELECT * FROM (
   SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
-         h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
+         ${HealthSql.breakerOpenUntil} AS breakerOpenUntil, ${HealthSql.rateNextAt} AS rateNextAt,
          ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt
-    FROM ${WebhookSql.withSource} LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
+    FROM ${WebhookSql.withSource} ${HealthSql.joinedOn(WebhookSql.id)}
    WHERE ${WebhookSql.enabled}) due
  WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?`;
 
@@ -78,8 +84,33 @@ const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') 
        (SELECT MIN(CASE WHEN scan.freshDueAt <= ? AND (scan.retryDueAt IS NULL OR scan.freshDueAt < scan.retryDueAt) THEN scan.freshDueAt
                         ELSE scan.retryDueAt END)
           FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
-       (SELECT COUNT(*) FROM ${WebhookSql.withSource} JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}
-         WHERE ${WebhookSql.enabled} AND h.breaker_open_until IS NOT NULL) AS breakersOpen`;
+       (SELECT COUNT(*) FROM ${WebhookSql.withSource} ${HealthSql.joinedWhereKept(WebhookSql.id)}
+         WHERE ${WebhookSql.enabled} AND ${HealthSql.breakerOpen}) AS breakersOpen`;
+
+const readDue = rowReader({
+  webhookId: Column.int,
+  organizationId: Column.int,
+  rateLimit: Column.nullable(Column.int),
+  breakerOpenUntil: time,
+  rateNextAt: time,
+  freshDueAt: time,
+  retryDueAt: time,
+});
+const readStats = rowReader({ pending: Column.int, oldestDueAt: time, breakersOpen: Column.int });
+const readDueDelivery = rowReader({
+  id: Column.int,
+  webhookId: Column.int,
+  lane: Column.int,
+  dueAt: Column.millis,
+  attempts: Column.int,
+  retryFrom: Column.int,
+  organizationId: Column.int,
+  eventId: Column.text,
+  eventType: Column.text,
+  bodyBytes: Column.nullable(Column.int),
+});
+const readBody = rowReader({ id: Column.text, organizationId: Column.int, payload: (value) => sealedFromJson(value) });
+const readHeld = rowReader({ id: Column.int, webhookId: Column.int, disabled: Column.positive, unhealthy: Column.positive });
 
 /**
  * One lane of one webhook: its due deliveries, oldest first, skipping those other claims hold,
@@ -118,30 +149,21 @@ export class DeliveryQueue {
   /** Every enabled webhook with a delivery due at `now`, with when each lane's oldest became due. */
   async scan(now: number): Promise<DueWebhook[]> {
     const at = sqlTimestamp(new Date(now));
-    const rows = await this.db.select<Record<string, unknown>>(SCAN, [at, at]);
-    const dueBy = (value: unknown) => {
-      const due = time(value);
-      return due !== null && due <= now ? due : null;
-    };
-    return rows.map((row) => ({
-      webhookId: Number(row.webhookId),
-      organizationId: Number(row.organizationId),
-      freshDueAt: dueBy(row.freshDueAt),
-      retryDueAt: dueBy(row.retryDueAt),
-      rateLimit: row.rateLimit === null ? null : Number(row.rateLimit),
-      breakerOpenUntil: time(row.breakerOpenUntil),
-      rateNextAt: time(row.rateNextAt),
-    }));
+    const rows = await this.db.select(SCAN, [at, at]);
+    const dueBy = (due: number | null) => (due !== null && due <= now ? due : null);
+    return rows.map(readDue).map((row) => ({ ...row, freshDueAt: dueBy(row.freshDueAt), retryDueAt: dueBy(row.retryDueAt) }));
   }
 
   /**
    * Claims what each ask wants of a webhook's due deliveries (first attempts, then retries,
-   * oldest first) and that `choose` keeps (the memory budget for their bodies), in one
-   * transaction: a database gone before the commit leaves nothing claimed. A rate-limited
-   * webhook gets no more than the limiter's slots within RATE_HORIZON_MS, each delivery with its
-   * send time; a probe is made only by the claim that takes it.
+   * oldest first) and that `choose` keeps (the memory budget for their bodies), in the caller's
+   * transaction (one for the claim, at READ COMMITTED: CLAIM_TRANSACTION), so that a database gone
+   * before the commit leaves nothing claimed. A rate-limited webhook gets no more than the
+   * limiter's slots within RATE_HORIZON_MS, each delivery with its send time; a probe is made only
+   * by the claim that takes it.
    */
-  claim(
+  async claim(
+    tx: Transaction,
     asks: readonly ClaimAsk[],
     now: number,
     leaseMs: number,
@@ -149,54 +171,50 @@ export class DeliveryQueue {
     choose: (candidates: ClaimedDelivery[]) => ClaimedDelivery[],
   ): Promise<ClaimedDelivery[]> {
     const leaseEndsAt = now + leaseMs;
-    return this.db.transaction(
-      async (tx) => {
-        const slots = new Map<number, RateSlots>();
-        for (const { webhookId, rateLimit, fresh, retries } of asks) {
-          if (rateLimit === undefined) continue;
-          slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, fresh + retries, RATE_HORIZON_MS));
-        }
-        const candidates = await this.pickDue(tx, asks, slots, now, leaseEndsAt);
-        const probes = new Map<number, boolean>();
-        for (const { webhookId, probe } of asks) {
-          if (probe === true && candidates.some((c) => c.webhookId === webhookId)) {
-            probes.set(webhookId, await this.health.takeProbe(tx, webhookId, now, leaseEndsAt));
-          }
-        }
-        const taken = choose(
-          candidates
-            .filter((candidate) => probes.get(candidate.webhookId) !== false)
-            .map((candidate) => (probes.get(candidate.webhookId) === true ? { ...candidate, probe: true } : candidate)),
-        );
-        if (taken.length === 0) return [];
-        const ids = taken.map(({ id }) => id);
-        await tx.execute(varying(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${placeholders(ids.length)})`), [
-          sqlTimestamp(new Date(leaseEndsAt)),
-          token,
-          ...ids,
-        ]);
-        const claimed: ClaimedDelivery[] = [];
-        for (const [webhookId, limiter] of slots) {
-          const mine = taken.filter((delivery) => delivery.webhookId === webhookId);
-          mine.forEach((delivery, i) => claimed.push({ ...delivery, notBefore: limiter.start + i * limiter.intervalMs }));
-          if (mine.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, mine.length));
-        }
-        return [...claimed, ...taken.filter((delivery) => !slots.has(delivery.webhookId))];
-      },
-      { readCommitted: true },
+    const slots = new Map<number, RateSlots>();
+    for (const { webhookId, rateLimit, fresh, retries } of asks) {
+      if (rateLimit === undefined) continue;
+      slots.set(webhookId, rateSlots(await this.health.lockRateSlot(tx, webhookId), now, rateLimit, fresh + retries, RATE_HORIZON_MS));
+    }
+    const candidates = await this.pickDue(tx, asks, slots, now, leaseEndsAt);
+    const probes = new Map<number, boolean>();
+    for (const { webhookId, probe } of asks) {
+      if (probe === true && candidates.some((c) => c.webhookId === webhookId)) {
+        probes.set(webhookId, await this.health.takeProbe(tx, webhookId, now, leaseEndsAt));
+      }
+    }
+    const taken = choose(
+      candidates
+        .filter((candidate) => probes.get(candidate.webhookId) !== false)
+        .map((candidate) => (probes.get(candidate.webhookId) === true ? { ...candidate, probe: true } : candidate)),
     );
+    if (taken.length === 0) return [];
+    const ids = taken.map(({ id }) => id);
+    await tx.execute(varying(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (${placeholders(ids.length)})`), [
+      sqlTimestamp(new Date(leaseEndsAt)),
+      token,
+      ...ids,
+    ]);
+    const claimed: ClaimedDelivery[] = [];
+    for (const [webhookId, limiter] of slots) {
+      const mine = taken.filter((delivery) => delivery.webhookId === webhookId);
+      mine.forEach((delivery, i) => claimed.push({ ...delivery, notBefore: limiter.start + i * limiter.intervalMs }));
+      if (mine.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, mine.length));
+    }
+    return [...claimed, ...taken.filter((delivery) => !slots.has(delivery.webhookId))];
   }
 
   /** The sealed bodies of these events (docs/api.md 10.8), each read once for all its deliveries. */
   async bodies(eventIds: readonly string[]): Promise<StoredBody[]> {
     if (eventIds.length === 0) return [];
-    const rows = await this.db.select<{ id: string; organizationId: number; payload: unknown }>(
+    const rows = await this.db.select(
       varying(`SELECT id, organization_id AS organizationId, payload FROM events WHERE id IN (${placeholders(eventIds.length)})`),
       eventIds,
     );
     return rows.flatMap((row) => {
       try {
-        return [{ eventId: row.id, organizationId: Number(row.organizationId), payload: sealedFromJson(row.payload) }];
+        const { id, organizationId, payload } = readBody(row);
+        return [{ eventId: id, organizationId, payload }];
       } catch {
         // A row that no longer parses fails its deliveries alone (docs/api.md 10.10): their body is missing.
         return [];
@@ -207,53 +225,53 @@ export class DeliveryQueue {
   /** Each webhook as stored now, by id (docs/api.md 10.10: what an attempt uses is current); a deleted one is absent. */
   async targets(webhookIds: readonly number[]): Promise<Map<number, (eventType: string) => WebhookTarget | undefined>> {
     if (webhookIds.length === 0) return new Map();
-    const rows = await this.db.select<Record<string, unknown>>(
+    const rows = await this.db.select(
       varying(
         `SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.targetColumns} FROM ${WebhookSql.withSource}
           WHERE ${WebhookSql.id} IN (${placeholders(webhookIds.length)})`,
       ),
       webhookIds,
     );
-    return new Map(rows.map((row) => [Number(row.webhookId), (eventType: string) => targetOfRow(row, eventType)]));
+    return new Map(rows.map((row) => [Column.int(row.webhookId), (eventType: string) => targetOfRow(row, eventType)]));
   }
 
   /**
-   * Ends claims with their attempts' outcomes, in one transaction for the batch: each delivery
-   * still claimed with `token` gets its new state and its attempt's record (a delivery whose
-   * webhook was disabled meanwhile is failed, not pending: docs/api.md 10.10); the others (their
-   * lease ran out, or they were cancelled or failed meanwhile) are left as they are. `also`
-   * runs in the same transaction with the attempts recorded (endpoint health), and the webhooks
-   * of theirs whose health is not healthy. The ids recorded, and what `also` returned.
+   * Ends claims with their attempts' outcomes, in the caller's transaction (one for the batch,
+   * with the endpoints' health): each delivery still claimed with `token` gets its new state and
+   * its attempt's record (a delivery whose webhook was disabled meanwhile is failed, not pending:
+   * docs/api.md 10.10); the others (their lease ran out, or they were cancelled or failed
+   * meanwhile) are left as they are. The ids recorded, the completions written (as written), and
+   * the webhooks of theirs whose health is not healthy (read with the claims' locks).
    */
-  complete<R>(
+  async complete(
+    tx: Transaction,
     completions: readonly Completion[],
     token: string,
-    also: (tx: SqlExecutor, recorded: readonly Completion[], unhealthy: ReadonlySet<number>) => Promise<R>,
-  ): Promise<{ recorded: Set<number>; also: R }> {
-    return this.db.transaction(async (tx) => {
-      const ids = completions.map(({ id }) => id);
-      const held = await tx.select<{ id: number; webhookId: number; disabled: unknown; unhealthy: unknown }>(
+  ): Promise<{ recorded: Set<number>; mine: Completion[]; unhealthy: Set<number> }> {
+    const ids = completions.map(({ id }) => id);
+    const held = (
+      await tx.select(
         varying(
           `SELECT d.id AS id, d.webhook_id AS webhookId,
-                  (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
-                  ${unhealthyOf('d.webhook_id')} AS unhealthy
-             FROM deliveries d WHERE d.claim_token = ? AND d.state = 'pending' AND d.id IN (${placeholders(ids.length)})${this.db.dialect.forUpdate}`,
+                  ${WebhookSql.disabledOf('d.webhook_id')} AS disabled,
+                  ${HealthSql.unhealthyOf('d.webhook_id')} AS unhealthy
+             FROM deliveries d WHERE d.claim_token = ? AND d.state = 'pending' AND d.id IN (${placeholders(ids.length)})${tx.dialect.forUpdate}`,
         ),
         [token, ...ids],
+      )
+    ).map(readHeld);
+    const disabled = new Set(held.filter((row) => row.disabled).map((row) => row.id));
+    const unhealthy = new Set(held.filter((row) => row.unhealthy).map((row) => row.webhookId));
+    const recorded = new Set(held.map((row) => row.id));
+    const mine = completions
+      .filter(({ id }) => recorded.has(id))
+      .map((c) =>
+        disabled.has(c.id) && c.record.state === 'pending'
+          ? { ...c, record: { ...c.record, state: 'failed' as const, nextAttemptAt: null } }
+          : c,
       );
-      const disabled = new Set(held.filter((row) => Number(row.disabled) > 0).map((row) => Number(row.id)));
-      const unhealthy = new Set(held.filter((row) => Number(row.unhealthy) > 0).map((row) => Number(row.webhookId)));
-      const recorded = new Set(held.map((row) => Number(row.id)));
-      const mine = completions
-        .filter(({ id }) => recorded.has(id))
-        .map((c) =>
-          disabled.has(c.id) && c.record.state === 'pending'
-            ? { ...c, record: { ...c.record, state: 'failed' as const, nextAttemptAt: null } }
-            : c,
-        );
-      if (mine.length > 0) await this.write(tx, mine);
-      return { recorded, also: await also(tx, mine, unhealthy) };
-    });
+    if (mine.length > 0) await this.write(tx, mine);
+    return { recorded, mine, unhealthy };
   }
 
   /** Gives claims back unattempted (held back, no room, shutdown): due at `now` for any instance. */
@@ -292,7 +310,7 @@ export class DeliveryQueue {
   }
 
   /** docs/api.md 10.2: a deleted webhook's deliveries that have not succeeded are cancelled, in the deleting transaction. */
-  async cancelPendingOf(tx: SqlExecutor, webhookId: number): Promise<void> {
+  async cancelPendingOf(tx: Transaction, webhookId: number): Promise<void> {
     await tx.execute(
       "UPDATE deliveries SET state = 'cancelled', next_attempt_at = NULL, claim_token = NULL WHERE webhook_id = ? AND state = 'pending'",
       [webhookId],
@@ -307,7 +325,7 @@ export class DeliveryQueue {
    * replay someone waits for goes with the first attempts, a recovery's batch with the backlog
    * (docs/api.md 10.10). The one statement that brings a delivery back to the queue.
    */
-  async requeue(tx: SqlExecutor, ids: readonly number[], now: Date, lane: keyof typeof LANE): Promise<number> {
+  async requeue(tx: Transaction, ids: readonly number[], now: Date, lane: keyof typeof LANE): Promise<number> {
     if (ids.length === 0) return 0;
     return tx.execute(
       varying(
@@ -325,7 +343,7 @@ export class DeliveryQueue {
    * an attempt in flight is recorded as any other (and then failed, its webhook disabled), one
    * not yet started is failed when it would start.
    */
-  async failPendingOf(tx: SqlExecutor, webhookId: number, now: Date): Promise<void> {
+  async failPendingOf(tx: Transaction, webhookId: number, now: Date): Promise<void> {
     await tx.execute(
       `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
         WHERE webhook_id = ? AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)`,
@@ -342,13 +360,13 @@ export class DeliveryQueue {
    */
   async stats(now: number): Promise<{ pending: number; oldestDueAt: number | null; breakersOpen: number }> {
     const at = sqlTimestamp(new Date(now));
-    const [row] = await this.db.select<{ pending: unknown; oldestDueAt: unknown; breakersOpen: unknown }>(STATS, [at, at, at, at]);
-    return { pending: Number(row.pending), oldestDueAt: time(row.oldestDueAt), breakersOpen: Number(row.breakersOpen) };
+    const [row] = await this.db.select(STATS, [at, at, at, at]);
+    return readStats(row);
   }
 
   /** The due deliveries each ask wants, lane by lane (within a webhook's rate slots, first attempts first), oldest first. */
   private async pickDue(
-    tx: SqlExecutor,
+    tx: Transaction,
     asks: readonly ClaimAsk[],
     slots: ReadonlyMap<number, RateSlots>,
     now: number,
@@ -363,15 +381,15 @@ export class DeliveryQueue {
     const wanted = lanes.filter(({ count }) => count > 0);
     if (wanted.length === 0) return [];
     const due = sqlTimestamp(new Date(now));
-    const select = dueOfLane(this.db.dialect.forUpdateSkipLocked);
-    const rows = await tx.select<Record<string, unknown>>(
-      varying(this.db.dialect.unionAll(wanted.map(() => select))),
+    const select = dueOfLane(tx.dialect.forUpdateSkipLocked);
+    const rows = await tx.select(
+      varying(tx.dialect.unionAll(wanted.map(() => select))),
       wanted.flatMap(({ webhookId, lane, count }): SqlValue[] => [webhookId, lane, due, count]),
     );
     const picked = rows
-      .map((row) => ({ row, dueAt: time(row.dueAt)! }))
-      .sort((a, b) => Number(a.row.lane) - Number(b.row.lane) || a.dueAt - b.dueAt)
-      .map(({ row }) => claimedOf(row, leaseEndsAt));
+      .map(readDueDelivery)
+      .sort((a, b) => a.lane - b.lane || a.dueAt - b.dueAt)
+      .map((row) => claimedOf(row, leaseEndsAt));
     // A rate-limited webhook's slots go to its first attempts first.
     const left = new Map([...slots].map(([webhookId, limiter]) => [webhookId, limiter.count]));
     return picked.filter((delivery) => {
@@ -383,7 +401,7 @@ export class DeliveryQueue {
   }
 
   /** One attempt's record per delivery: its new state, and its row in delivery_attempts (VaryingSql: a CASE per delivery). */
-  private async write(tx: SqlExecutor, mine: readonly Completion[]): Promise<void> {
+  private async write(tx: Transaction, mine: readonly Completion[]): Promise<void> {
     const cases = mine.map(() => 'WHEN ? THEN ?').join(' ');
     const column = (value: (record: AttemptRecord) => SqlValue) => mine.flatMap(({ id, record }) => [id, value(record)]);
     await tx.execute(
@@ -412,17 +430,17 @@ export class DeliveryQueue {
   }
 }
 
-function claimedOf(row: Record<string, unknown>, leaseEndsAt: number): ClaimedDelivery {
+function claimedOf(row: ReturnType<typeof readDueDelivery>, leaseEndsAt: number): ClaimedDelivery {
   return {
-    id: Number(row.id),
-    webhookId: Number(row.webhookId),
-    organizationId: Number(row.organizationId),
-    retry: Number(row.lane) === LANE.retry,
+    id: row.id,
+    webhookId: row.webhookId,
+    organizationId: row.organizationId,
+    retry: row.lane === LANE.retry,
     leaseEndsAt,
-    attempts: Number(row.attempts),
-    retryFrom: Number(row.retryFrom),
-    eventId: String(row.eventId),
-    eventType: String(row.eventType),
-    bodyBytes: row.bodyBytes === null || row.bodyBytes === undefined ? UNKNOWN_BODY_BYTES : Number(row.bodyBytes),
+    attempts: row.attempts,
+    retryFrom: row.retryFrom,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    bodyBytes: row.bodyBytes ?? UNKNOWN_BODY_BYTES,
   };
 }

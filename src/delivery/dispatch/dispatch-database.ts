@@ -1,4 +1,5 @@
 import { Database } from '../../database/database';
+import { UnitOfWork } from '../../database/unit-of-work';
 
 /**
  * The dispatcher's connections (docs/performance.md): on MySQL a pool of its own
@@ -8,3 +9,6 @@ import { Database } from '../../database/database';
  * inserts of new deliveries); on SQLite the one shared connection. Provided by DeliveryModule.
  */
 export abstract class DispatchDatabase extends Database {}
+
+/** The dispatcher's transactions (its claims, its records), on its own pool. Provided by DeliveryModule. */
+export abstract class DispatchWork extends UnitOfWork {}

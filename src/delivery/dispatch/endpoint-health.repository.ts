@@ -1,29 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { placeholders, type SqlExecutor, varying } from '../../database/sql-executor';
-import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
-import { DispatchDatabase } from './dispatch-database';
+import { Column, rowReader } from '../../database/row-reader';
+import { placeholders, varying } from '../../database/sql-executor';
+import { sqlTimestamp } from '../../database/sql-dialect';
+import type { Transaction } from '../../database/unit-of-work';
 import { EndpointHealth, HEALTHY } from './scheduling/endpoint-health';
 
 // The Database executor: every change is a read-modify-write under the row's lock, in the
 // transaction that records the attempts (several instances record attempts to one webhook at once).
+// The one owner of webhook_health's statements; the other SQL of the feature reads it through
+// HealthSql (delivery/webhook-health-sql.ts).
 
-const ms = (value: unknown): number | null => (value === null || value === undefined ? null : dateOf(value as Date | string).getTime());
 const at = (time: number | null): string | null => (time === null ? null : sqlTimestamp(new Date(time)));
 
-/** A webhook_health row (or the columns of one, aliased) as EndpointHealth. */
-export function healthOfRow(row: Readonly<Record<string, unknown>>): EndpointHealth {
-  return {
-    failingSince: ms(row.failingSince),
-    failedAttempts: Number(row.failedAttempts ?? 0),
-    breakerFailures: Number(row.breakerFailures ?? 0),
-    breakerOpenUntil: ms(row.breakerOpenUntil),
-  };
-}
-
-/** 1 when the webhook that `webhookIdColumn` names has a health row that is not healthy, else 0 (a scalar subquery, not locked). */
-export const unhealthyOf = (webhookIdColumn: string): string =>
-  `(SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = ${webhookIdColumn}
-     AND (h.failing_since IS NOT NULL OR h.failed_attempts > 0 OR h.breaker_failures > 0 OR h.breaker_open_until IS NOT NULL))`;
+const readHealth = rowReader({
+  failingSince: Column.nullable(Column.millis),
+  failedAttempts: Column.int,
+  breakerFailures: Column.int,
+  breakerOpenUntil: Column.nullable(Column.millis),
+});
+const readRateSlot = Column.nullable(Column.millis);
 
 const HEALTH_COLUMNS =
   'h.failing_since AS failingSince, h.failed_attempts AS failedAttempts, h.breaker_failures AS breakerFailures, h.breaker_open_until AS breakerOpenUntil';
@@ -39,27 +34,25 @@ const healthParams = (health: EndpointHealth) => [
 /** The webhook_health table (docs/api.md 10.10): one row per webhook that has failed or is rate limited. */
 @Injectable()
 export class EndpointHealthRepository {
-  constructor(private readonly db: DispatchDatabase) {}
-
   /** These webhooks' health, their rows locked until the caller's transaction ends (made when missing), in id order. */
-  async lock(tx: SqlExecutor, webhookIds: readonly number[]): Promise<Map<number, EndpointHealth>> {
+  async lock(tx: Transaction, webhookIds: readonly number[]): Promise<Map<number, EndpointHealth>> {
     const locked = new Map<number, EndpointHealth>();
     for (const webhookId of [...webhookIds].sort((a, b) => a - b)) {
-      await tx.execute(this.db.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
-      const [row] = await tx.select(`SELECT ${HEALTH_COLUMNS} FROM webhook_health h WHERE h.webhook_id = ?${this.db.dialect.forUpdate}`, [
+      await tx.execute(tx.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
+      const [row] = await tx.select(`SELECT ${HEALTH_COLUMNS} FROM webhook_health h WHERE h.webhook_id = ?${tx.dialect.forUpdate}`, [
         webhookId,
       ]);
-      if (row !== undefined) locked.set(webhookId, healthOfRow(row));
+      if (row !== undefined) locked.set(webhookId, readHealth(row));
     }
     return locked;
   }
 
-  async write(tx: SqlExecutor, webhookId: number, health: EndpointHealth): Promise<void> {
+  async write(tx: Transaction, webhookId: number, health: EndpointHealth): Promise<void> {
     await tx.execute(SET_HEALTH, [...healthParams(health), webhookId]);
   }
 
   /** A success clears these webhooks' health (docs/api.md 10.10). */
-  async clear(tx: SqlExecutor, webhookIds: readonly number[]): Promise<void> {
+  async clear(tx: Transaction, webhookIds: readonly number[]): Promise<void> {
     if (webhookIds.length === 0) return;
     await tx.execute(
       varying(
@@ -71,7 +64,7 @@ export class EndpointHealthRepository {
   }
 
   /** Enabling a webhook starts its record afresh (docs/api.md 10.10), in the caller's transaction. */
-  async reset(tx: SqlExecutor, webhookId: number): Promise<void> {
+  async reset(tx: Transaction, webhookId: number): Promise<void> {
     await tx.execute(SET_HEALTH, [...healthParams(HEALTHY), webhookId]);
   }
 
@@ -80,7 +73,7 @@ export class EndpointHealthRepository {
    * cool-down's end unchanged makes the probe; its claim's lease holds the breaker open
    * meanwhile, so another instance's claim does not probe too.
    */
-  async takeProbe(tx: SqlExecutor, webhookId: number, now: number, leaseEndsAt: number): Promise<boolean> {
+  async takeProbe(tx: Transaction, webhookId: number, now: number, leaseEndsAt: number): Promise<boolean> {
     return (
       (await tx.execute('UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ? AND breaker_open_until <= ?', [
         at(leaseEndsAt),
@@ -91,16 +84,15 @@ export class EndpointHealthRepository {
   }
 
   /** The rate limiter's next free slot, locked until the claim's transaction ends (the row is made when missing). */
-  async lockRateSlot(tx: SqlExecutor, webhookId: number): Promise<number | null> {
-    await tx.execute(this.db.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
-    const [row] = await tx.select<{ next: unknown }>(
-      `SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?${this.db.dialect.forUpdate}`,
-      [webhookId],
-    );
-    return ms(row?.next);
+  async lockRateSlot(tx: Transaction, webhookId: number): Promise<number | null> {
+    await tx.execute(tx.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
+    const [row] = await tx.select(`SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?${tx.dialect.forUpdate}`, [
+      webhookId,
+    ]);
+    return readRateSlot(row?.next);
   }
 
-  async setRateSlot(tx: SqlExecutor, webhookId: number, nextFreeAt: number): Promise<void> {
+  async setRateSlot(tx: Transaction, webhookId: number, nextFreeAt: number): Promise<void> {
     await tx.execute('UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?', [at(nextFreeAt), webhookId]);
   }
 }

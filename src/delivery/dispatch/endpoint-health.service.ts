@@ -1,13 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Logger } from 'pino';
-import { AuditRepository } from '../../audit/audit.repository';
+import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import type { SqlExecutor } from '../../database/sql-executor';
-import { DISABLED_EVENT } from '../../event-types/event-types';
-import { PINO } from '../../logging/pino.provider';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
-import { EventIngest } from '../events/event-ingest.service';
-import { DeliveryQueue } from './delivery-queue';
+import type { Transaction } from '../../database/unit-of-work';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 import { EndpointHealth, HealthEvent, healthAfterAll, HEALTHY, HealthPolicy } from './scheduling/endpoint-health';
 
@@ -28,9 +21,8 @@ export interface HealthVerdict {
  * Endpoint health (docs/api.md 10.10), shared by every instance through webhook_health: the
  * attempts of each recorded batch move their webhooks' breakers and failure runs in the
  * batch's own transaction (a webhook whose attempts all succeeded is cleared, and written only
- * if it was not healthy), and a webhook that has failed for DELIVERY_DISABLE_AFTER_DAYS is
- * disabled: its pending deliveries failed, an audit entry by no one, and a `webhook.disabled`
- * event to the organization's other enabled webhooks, all in one transaction (10.12).
+ * if it was not healthy); the verdict says whether a webhook has failed for
+ * DELIVERY_DISABLE_AFTER_DAYS, which WebhookDisablingService then disables.
  */
 @Injectable()
 export class EndpointHealthService {
@@ -38,12 +30,7 @@ export class EndpointHealthService {
 
   constructor(
     private readonly health: EndpointHealthRepository,
-    private readonly webhooks: WebhooksRepository,
-    private readonly queue: DeliveryQueue,
-    private readonly audit: AuditRepository,
-    private readonly ingest: EventIngest,
     config: AppConfig,
-    @Inject(PINO) private readonly logger: Logger,
   ) {
     const { breakerThreshold, breakerCooldownMs, disableAfterDays } = config.delivery;
     this.policy = { breakerThreshold, cooldownMs: breakerCooldownMs, disableAfterMs: disableAfterDays * DAY_MS };
@@ -55,7 +42,7 @@ export class EndpointHealthService {
    * claims being ended), the only ones a success has to clear.
    */
   async afterAttempts(
-    tx: SqlExecutor,
+    tx: Transaction,
     attempts: readonly RecordedAttempt[],
     unhealthy: ReadonlySet<number>,
   ): Promise<Map<number, HealthVerdict>> {
@@ -79,30 +66,5 @@ export class EndpointHealthService {
       verdicts.set(webhookId, verdict);
     }
     return verdicts;
-  }
-
-  async disable(webhookId: number, at: Date): Promise<void> {
-    let disabled: { organizationId: number; name: string } | undefined;
-    await this.ingest.emitWith(async (tx) => {
-      disabled = await this.webhooks.disable(tx, webhookId, at);
-      if (disabled === undefined) return undefined;
-      await this.queue.failPendingOf(tx, webhookId, new Date());
-      await this.audit.record(
-        tx,
-        { organizationId: disabled.organizationId, actorUserId: null, action: 'webhook.disabled', webhook: disabled.name, fields: [] },
-        at,
-      );
-      return {
-        type: DISABLED_EVENT,
-        organization: disabled.organizationId,
-        data: { webhook: disabled.name },
-        onlyEnabledExcept: webhookId,
-      };
-    });
-    if (disabled !== undefined)
-      this.logger.warn(
-        { organization: disabled.organizationId, webhook: disabled.name },
-        'webhook disabled: its attempts have failed for days',
-      );
   }
 }

@@ -1,20 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditChange } from '../../audit/audit.model';
-import { AuditRepository } from '../../audit/audit.repository';
 import type { SealedSecret } from '../../crypto/secret-box';
 import { Database } from '../../database/database';
 import { GroupCommit } from '../../database/group-commit';
-import { placeholders, type Row, type ScriptStatement, type SqlExecutor, type SqlValue, varying } from '../../database/sql-executor';
+import { Column, rowReader } from '../../database/row-reader';
+import { placeholders, type Row, type ScriptStatement, type SqlValue, varying } from '../../database/sql-executor';
 import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
-import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { sqlTimestamp } from '../../database/sql-dialect';
+import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
 import type { HandedDelivery, Handoff } from '../dispatch-signal';
+import { HealthSql } from '../webhook-health-sql';
 import { IngestDatabase } from './ingest-database';
 import { sealedToJson } from './sealed-json';
 
 // The Database executor: ingest is a measured hot path (W6): the events that arrive together go
 // in one transaction, sent to MySQL as one query on ingest's own connection (GroupCommit,
-// Database.atomically).
+// Database.atomically: the one transaction that no UnitOfWork opens). The other writes run in
+// their service's unit of work.
 
 export interface NewEvent {
   readonly id: string;
@@ -65,12 +67,12 @@ const ENABLED = WebhookSql.enabled;
  */
 function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   const excluded = handoff && handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : '';
-  const handedOver = handoff ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND h.breaker_open_until IS NULL${excluded}` : undefined;
+  const handedOver = handoff ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND ${HealthSql.breakerClosed}${excluded}` : undefined;
   const due = handedOver ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${handedOver} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
   const token = handedOver ? `CASE WHEN ${handedOver} THEN ? END` : 'NULL';
   return `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT ?, ?, ?, ${WebhookSql.id}, CASE WHEN ${ENABLED} THEN 'pending' ELSE 'failed' END, 0, ${due}, ${token}, ?
-      FROM ${WebhookSql.withSource}${handoff ? ` LEFT JOIN webhook_health h ON h.webhook_id = ${WebhookSql.id}` : ''}
+      FROM ${WebhookSql.withSource}${handoff ? ` ${HealthSql.joinedOn(WebhookSql.id)}` : ''}
      WHERE ${WebhookSql.organization} = ? AND ${WebhookSql.takes}${onlyEnabledExcept === undefined ? '' : ` AND ${ENABLED} AND ${WebhookSql.id} <> ?`}`;
 }
 
@@ -109,6 +111,9 @@ const insertEvent = (event: NewEvent): { sql: string; params: SqlValue[] } => ({
   ],
 });
 
+const readHanded = rowReader({ id: Column.int, webhookId: Column.int, eventId: Column.text });
+const readKeyed = rowReader({ id: Column.text, requestHash: Column.text, deliveryCount: Column.int, createdAt: Column.moment });
+
 interface Ingested {
   readonly event: NewEvent;
   readonly fanOut: FanOut;
@@ -121,7 +126,6 @@ export class EventsRepository {
   constructor(
     private readonly db: Database,
     private readonly ingestDb: IngestDatabase,
-    private readonly audit: AuditRepository,
   ) {
     this.ingest = new GroupCommit((group) => this.writeGroup(group), {
       maxItems: GROUP_MAX_EVENTS,
@@ -143,8 +147,8 @@ export class EventsRepository {
     });
   }
 
-  /** The same, inside the caller's transaction: an event written with the change that causes it (docs/api.md 10.12). */
-  async insertIn(tx: SqlExecutor, event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number }> {
+  /** The same, inside the caller's transaction: an event written with the change that causes it (docs/api.md 10.12, the Outbox). */
+  async insertIn(tx: Transaction, event: NewEvent, fanOut: FanOut = {}): Promise<{ deliveries: number }> {
     const { sql, params } = insertEvent(event);
     await tx.execute(sql, params);
     return { deliveries: await tx.execute(varying(fanOutSql(fanOut)), fanOutParams(event, fanOut)) };
@@ -165,7 +169,7 @@ export class EventsRepository {
     const handedOver = group.filter(({ fanOut }) => fanOut.handoff !== undefined);
     const statements: ScriptStatement[] = [
       {
-        sql: `SELECT id FROM webhook_sources WHERE organization_id IN (${placeholders(organizations.length)}) ORDER BY organization_id${this.db.dialect.forShare}`,
+        sql: WebhookSql.sourcesInShareMode(organizations.length, this.ingestDb.dialect.forShare),
         params: organizations,
         rows: true,
       },
@@ -182,11 +186,7 @@ export class EventsRepository {
       });
     }
     const results = await this.ingestDb.atomically(statements);
-    const handed = (results.length > 2 + group.length ? (results.at(-1) as Row[]) : []).map((row) => ({
-      id: Number(row.id),
-      webhookId: Number(row.webhookId),
-      eventId: String(row.eventId),
-    }));
+    const handed = (results.length > 2 + group.length ? (results.at(-1) as Row[]) : []).map(readHanded);
     return group.map(({ event, fanOut }, i) => ({
       deliveries: results[2 + i] as number,
       handed: fanOut.handoff
@@ -196,40 +196,29 @@ export class EventsRepository {
   }
 
   /**
-   * A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7), and
-   * its audit entry, in one transaction; the delivery's id. The webhook's row is locked in share
-   * mode first, so that a disabling is wholly before (the test is refused: 'disabled') or after
-   * it (and fails the pending delivery): never a pending delivery on a disabled webhook.
+   * A `webhook.test` event and its one delivery, to that webhook only (docs/api.md 10.7), in the
+   * caller's transaction (which holds the webhook's row in share mode first: WebhookTestService);
+   * the delivery's id.
    */
-  insertForWebhook(event: NewEvent, webhookId: number, change: AuditChange): Promise<number | 'disabled' | 'gone'> {
+  async insertForWebhook(tx: Transaction, event: NewEvent, webhookId: number): Promise<number> {
     const at = sqlTimestamp(event.createdAt);
-    return this.db.transaction(async (tx) => {
-      const [webhook] = await tx.select<{ disabledAt: unknown }>(
-        `SELECT disabled_at AS disabledAt FROM webhooks WHERE id = ?${this.db.dialect.forShare}`,
-        [webhookId],
-      );
-      if (webhook === undefined) return 'gone';
-      if (webhook.disabledAt !== null) return 'disabled';
-      const { sql, params } = insertEvent(event);
-      await tx.execute(sql, params);
-      const deliveryId = await tx.insert(
-        `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-        [event.id, event.organizationId, event.type, webhookId, at, at],
-      );
-      await this.audit.record(tx, change, event.createdAt);
-      return deliveryId;
-    });
+    const { sql, params } = insertEvent(event);
+    await tx.execute(sql, params);
+    return tx.insert(
+      `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, created_at)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      [event.id, event.organizationId, event.type, webhookId, at, at],
+    );
   }
 
   async findByIdempotencyKey(organizationId: number, key: string): Promise<KeyedEvent | undefined> {
-    const [row] = await this.db.select<{ id: string; requestHash: string; deliveryCount: number; createdAt: Date | string }>(
+    const [row] = await this.db.select(
       `SELECT e.id AS id, e.request_hash AS requestHash, e.created_at AS createdAt,
               (SELECT COUNT(*) FROM deliveries d WHERE d.event_id = e.id) AS deliveryCount
          FROM events e WHERE e.organization_id = ? AND e.idempotency_key = ?`,
       [organizationId, key],
     );
-    return row && { ...row, deliveryCount: Number(row.deliveryCount), createdAt: dateOf(row.createdAt) };
+    return row && readKeyed(row);
   }
 
   /** Frees an expired idempotency key (older than its window) for a new event. */
@@ -239,12 +228,12 @@ export class EventsRepository {
 
   /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_lane_due per webhook. */
   async countPending(organizationId: number): Promise<number> {
-    const [row] = await this.db.select<{ pending: unknown }>(
+    const [row] = await this.db.select(
       `SELECT COUNT(*) AS pending FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
         WHERE ${WebhookSql.organization} = ?`,
       [organizationId],
     );
-    return Number(row?.pending ?? 0);
+    return row === undefined ? 0 : Column.int(row.pending);
   }
 
   /**
@@ -252,14 +241,14 @@ export class EventsRepository {
    * their deliveries and attempts (foreign keys cascade). Returns how many events went.
    */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: string }>('SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?', [
+    const rows = await this.db.select('SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?', [
       sqlTimestamp(before),
       batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
       varying(`DELETE FROM events WHERE id IN (${placeholders(rows.length)})`),
-      rows.map((row) => row.id),
+      rows.map((row) => Column.text(row.id)),
     );
   }
 }

@@ -1,39 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../../audit/audit.model';
-import { AuditRepository } from '../../audit/audit.repository';
 import { Database } from '../../database/database';
+import { Column, rowReader } from '../../database/row-reader';
 import type { SqlValue } from '../../database/sql-executor';
 import { SqlDialect, sqlTimestamp } from '../../database/sql-dialect';
+import type { Transaction } from '../../database/unit-of-work';
 import type { DeliveryState } from '../delivery.model';
-import { DeliveryQueue } from '../dispatch/delivery-queue';
 
 // The Database executor: a page of the log is one indexed range scan in the log's order, whatever
 // its filters (ix_deliveries_webhook_created, or the index of the state and type filters given,
 // the times bounding its range); test/delivery/delivery-log-plan.e2e-spec.ts checks MariaDB's
 // plan at 200 000 deliveries.
 
-/** A delivery as the log reads it (datetimes as the driver gives them). */
-export interface DeliveryRow {
-  id: number;
-  state: DeliveryState;
-  attempts: number;
-  createdAt: Date | string;
-  nextAttemptAt: Date | string | null;
-  lastAttemptAt: Date | string | null;
-  lastDurationMs: number | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  eventId: string;
-  eventType: string;
-  eventCreatedAt: Date | string;
-}
+const readState = Column.member<DeliveryState>();
+const readDelivery = rowReader({
+  id: Column.int,
+  state: readState,
+  attempts: Column.int,
+  createdAt: Column.moment,
+  nextAttemptAt: Column.nullable(Column.moment),
+  lastAttemptAt: Column.nullable(Column.moment),
+  lastDurationMs: Column.nullable(Column.int),
+  lastStatus: Column.nullable(Column.int),
+  lastError: Column.nullable(Column.text),
+  eventId: Column.text,
+  eventType: Column.text,
+  eventCreatedAt: Column.moment,
+});
+const readAttempt = rowReader({
+  at: Column.moment,
+  durationMs: Column.int,
+  status: Column.nullable(Column.int),
+  error: Column.nullable(Column.text),
+});
 
-export interface AttemptRow {
-  at: Date | string;
-  durationMs: number;
-  status: number | null;
-  error: string | null;
-}
+/** A delivery as the log reads it. */
+export type DeliveryRow = ReturnType<typeof readDelivery>;
+export type AttemptRow = ReturnType<typeof readAttempt>;
 
 const COLUMNS = `d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
@@ -100,14 +102,10 @@ export function pageParams(
 
 @Injectable()
 export class DeliveryLogRepository {
-  constructor(
-    private readonly db: Database,
-    private readonly audit: AuditRepository,
-    private readonly queue: DeliveryQueue,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** Up to `limit` deliveries of the webhook that pass the filters, newest first, after `after` when given. */
-  page(webhookId: number, filters: LogFilters, after: LogPosition | undefined, limit: number): Promise<DeliveryRow[]> {
+  async page(webhookId: number, filters: LogFilters, after: LogPosition | undefined, limit: number): Promise<DeliveryRow[]> {
     const shape: PageShape = {
       state: filters.state !== null,
       type: filters.type !== null,
@@ -115,67 +113,32 @@ export class DeliveryLogRepository {
       until: filters.until !== null,
       after: after !== undefined,
     };
-    return this.db.select<DeliveryRow & Record<string, unknown>>(
-      pageSql(shape, this.db.dialect),
-      pageParams(webhookId, filters, after, limit),
-    );
+    const rows = await this.db.select(pageSql(shape, this.db.dialect), pageParams(webhookId, filters, after, limit));
+    return rows.map(readDelivery);
   }
 
   async findOne(webhookId: number, id: number): Promise<DeliveryRow | undefined> {
-    const [row] = await this.db.select<DeliveryRow & Record<string, unknown>>(
+    const [row] = await this.db.select(
       `SELECT ${COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
       [webhookId, id],
     );
-    return row;
+    return row && readDelivery(row);
   }
 
-  attempts(deliveryId: number): Promise<AttemptRow[]> {
-    return this.db.select<AttemptRow & Record<string, unknown>>(
+  async attempts(deliveryId: number): Promise<AttemptRow[]> {
+    const rows = await this.db.select(
       'SELECT at, duration_ms AS durationMs, status, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY id',
       [deliveryId],
     );
+    return rows.map(readAttempt);
   }
 
   /**
-   * A replay (docs/api.md 10.7): a succeeded or failed delivery is pending again, due now, in
-   * the lane of first attempts (someone is waiting for it); a pending one not in flight is
-   * brought forward; either way the retry schedule starts again, and the audit entry is written
-   * in the same transaction. What the delivery's state was, or undefined when the webhook has no
-   * such delivery (nothing is written for those, nor for a cancelled one); 'disabled' when the
-   * webhook is, read under a share lock of its row, so that a disabling is wholly before the
-   * replay or after it (and fails the pending delivery).
+   * The state of the webhook's delivery `id`, its row locked until the caller's transaction ends
+   * (a replay's: DeliveryReplayService); undefined when the webhook has no such delivery.
    */
-  replay(
-    webhook: { id: number; name: string; organizationId: number },
-    id: number,
-    actor: Actor,
-    now: Date,
-  ): Promise<DeliveryState | 'disabled' | undefined> {
-    return this.db.transaction(async (tx) => {
-      const [owner] = await tx.select<{ disabledAt: unknown }>(
-        `SELECT disabled_at AS disabledAt FROM webhooks WHERE id = ?${this.db.dialect.forShare}`,
-        [webhook.id],
-      );
-      if (owner === undefined) return undefined;
-      if (owner.disabledAt !== null) return 'disabled';
-      const [row] = await tx.select<{ state: DeliveryState }>(
-        `SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${this.db.dialect.forUpdate}`,
-        [id, webhook.id],
-      );
-      if (row === undefined || row.state === 'cancelled') return row?.state;
-      await this.queue.requeue(tx, [id], now, 'fresh');
-      await this.audit.record(
-        tx,
-        {
-          organizationId: webhook.organizationId,
-          actorUserId: actor.userId,
-          action: 'delivery.retried',
-          webhook: webhook.name,
-          fields: [],
-        },
-        now,
-      );
-      return row.state;
-    });
+  async lockState(tx: Transaction, webhookId: number, id: number): Promise<DeliveryState | undefined> {
+    const [row] = await tx.select(`SELECT state FROM deliveries WHERE id = ? AND webhook_id = ?${tx.dialect.forUpdate}`, [id, webhookId]);
+    return row && readState(row.state);
   }
 }

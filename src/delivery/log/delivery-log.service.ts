@@ -1,40 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
-import { dateOf } from '../../database/sql-dialect';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition } from './delivery-log.repository';
 import { PageCursors } from '../../crypto/page-cursors';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 
-const iso = (value: Date | string): string => dateOf(value).toISOString();
-const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
-
 /** One delivery as the log shows it (docs/api.md 10.7): never the receiver's answer, never an address. */
 function deliveryOf(row: DeliveryRow): DeliveryDto {
   return {
-    id: Number(row.id),
-    event: { id: row.eventId, type: row.eventType, createdAt: iso(row.eventCreatedAt) },
+    id: row.id,
+    event: { id: row.eventId, type: row.eventType, createdAt: row.eventCreatedAt.toISOString() },
     state: row.state,
-    attempts: Number(row.attempts),
-    createdAt: iso(row.createdAt),
-    nextAttemptAt: row.state === 'pending' ? isoOrNull(row.nextAttemptAt) : null,
+    attempts: row.attempts,
+    createdAt: row.createdAt.toISOString(),
+    nextAttemptAt: row.state === 'pending' ? (row.nextAttemptAt?.toISOString() ?? null) : null,
     lastAttempt:
       row.lastAttemptAt === null
         ? null
-        : {
-            at: iso(row.lastAttemptAt),
-            durationMs: Number(row.lastDurationMs),
-            status: row.lastStatus === null ? null : Number(row.lastStatus),
-            error: row.lastError,
-          },
+        : { at: row.lastAttemptAt.toISOString(), durationMs: row.lastDurationMs ?? 0, status: row.lastStatus, error: row.lastError },
   };
 }
 
 const attemptOf = (row: AttemptRow): AttemptDto => ({
-  at: iso(row.at),
-  durationMs: Number(row.durationMs),
-  status: row.status === null ? null : Number(row.status),
+  at: row.at.toISOString(),
+  durationMs: row.durationMs,
+  status: row.status,
   error: row.error,
 });
 
@@ -69,7 +60,7 @@ export class DeliveryLogService {
     const rows = await this.log.page(webhookId, filters, after, query.limit + 1);
     const data = rows.slice(0, query.limit).map(deliveryOf);
     const last = rows[query.limit - 1];
-    const next = rows.length > query.limit ? this.cursors.encode(scope, [dateOf(last.createdAt).getTime(), Number(last.id)]) : null;
+    const next = rows.length > query.limit ? this.cursors.encode(scope, [last.createdAt.getTime(), last.id]) : null;
     return { data, next };
   }
 

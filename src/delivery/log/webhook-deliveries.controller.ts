@@ -6,10 +6,12 @@ import { ApiErrorResponses } from '../../http/openapi-errors';
 import { SessionRateLimitGuard } from '../../rate-limit/session-rate-limit.guard';
 import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
-import { DeliveryActionsService } from './delivery-actions.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { QueryPipe } from '../../common/query.pipe';
 import { DeliveryLogService } from './delivery-log.service';
+import { DeliveryReplayService } from './delivery-replay.service';
+import { WebhookTestService } from './webhook-test.service';
+import { WebhookDisablingService } from '../dispatch/webhook-disabling.service';
 import { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { DeliveryDetailDto, DeliveryPageDto, RetriedDeliveryDto, TestDeliveryDto } from './dto/delivery-log.dto';
 import { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
@@ -33,7 +35,9 @@ const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum:
 export class WebhookDeliveriesController {
   constructor(
     private readonly log: DeliveryLogService,
-    private readonly actions: DeliveryActionsService,
+    private readonly replays: DeliveryReplayService,
+    private readonly tests: WebhookTestService,
+    private readonly disabling: WebhookDisablingService,
   ) {}
 
   @Get('deliveries')
@@ -63,7 +67,7 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled', 'disabled'] })
   retry(@Caller() caller: SessionCaller, @Param('id', DeliveryIdPipe) id: number, @Param('name', WebhookNamePipe) name: string) {
-    return this.actions.retry(caller.organizationId, caller, name, id);
+    return this.replays.replay(caller.organizationId, name, id);
   }
 
   @Post('test')
@@ -73,7 +77,7 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: TestDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['disabled'] })
   test(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
-    return this.actions.test(caller.organizationId, caller, name);
+    return this.tests.send(caller.organizationId, name);
   }
 
   @Post('enable')
@@ -82,6 +86,6 @@ export class WebhookDeliveriesController {
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
   enable(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
-    return this.actions.enable(caller.organizationId, caller, name);
+    return this.disabling.enable(caller.organizationId, name);
   }
 }

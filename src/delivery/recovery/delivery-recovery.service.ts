@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../../audit/audit.model';
+import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
-import type { SqlExecutor } from '../../database/sql-executor';
+import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { DispatchSignal } from '../dispatch-signal';
 import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
 import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
-import { KeyedRecovery, RecoveriesRepository } from './recoveries.repository';
+import { BatchOutcome, KeyedRecovery, RECOVERY_TRANSACTION, RecoveriesRepository } from './recoveries.repository';
 import { RecoveryRequest, recoveryRequestHash, recoveryWindowOf } from './recovery-window';
 import { RecoveryWorker } from './recovery-worker';
 
@@ -15,7 +16,8 @@ import { RecoveryWorker } from './recovery-worker';
  * `POST {p}/webhook/{name}/recover` and `webhook recover` (docs/api.md 10.14): every failed
  * delivery of a webhook created in a window is sent again. The answer comes at once, whatever
  * the number: the request counts them (one index range) and records the recovery, with its first
- * batch and its audit entry, in one short transaction (a recovery of up to RECOVERY_BATCH is done
+ * batch and its audit entry, in one short transaction (the 'duplicate' of a lost race on its
+ * idempotency key, or 'gone' for a webhook deleted meanwhile, roll it back) (a recovery of up to RECOVERY_BATCH is done
  * when answered); RecoveryWorker does the rest in batches. Under an
  * `Idempotency-Key` (as 10.1: the same webhook, 24 h) the unique index (webhook, key) decides
  * races on any number of instances: the loser answers what the winner did, and nothing is
@@ -28,6 +30,8 @@ export class DeliveryRecoveryService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly recoveries: RecoveriesRepository,
+    private readonly work: UnitOfWork,
+    private readonly audit: AuditTrail,
     private readonly worker: RecoveryWorker,
     private readonly dispatch: DispatchSignal,
     config: AppConfig,
@@ -37,17 +41,10 @@ export class DeliveryRecoveryService {
 
   /**
    * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
-   * 409 a disabled webhook. `actor` null: an operator (the CLI), whose trail `alsoRecord` writes
-   * in the same transaction.
+   * 409 a disabled webhook. The audit entry is the actor's (a user's; the operator's, from the
+   * CLI, is in the operator's trail too).
    */
-  async recover(
-    organizationId: number,
-    actor: Actor | null,
-    name: string,
-    request: RecoveryRequest,
-    idempotencyKey?: string,
-    alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
-  ): Promise<RecoveredDeliveriesDto> {
+  async recover(organizationId: number, name: string, request: RecoveryRequest, idempotencyKey?: string): Promise<RecoveredDeliveriesDto> {
     const requestedAt = new Date();
     const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const webhook = await this.webhooks.findIdentity(organizationId, name);
@@ -58,11 +55,33 @@ export class DeliveryRecoveryService {
       if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
     }
     if (webhook.disabled) throw Errors.disabled();
-    const outcome = await this.recoveries.start(
-      { webhookId: webhook.id, idempotencyKey, requestHash, window, requestedAt },
-      { organizationId, actorUserId: actor?.userId ?? null, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
-      alsoRecord,
-    );
+    const outcome = await this.work
+      .run(async (tx): Promise<{ deliveries: number } & BatchOutcome> => {
+        const { id, deliveries } = await this.recoveries.insert(tx, {
+          webhookId: webhook.id,
+          idempotencyKey,
+          requestHash,
+          window,
+          requestedAt,
+        });
+        const first = await this.recoveries.batch(
+          tx,
+          { id, webhookId: webhook.id, window, requestedAt, after: undefined },
+          requestedAt,
+          null,
+        );
+        await this.audit.record(
+          tx,
+          { organizationId, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
+          requestedAt,
+        );
+        return { deliveries, ...first };
+      }, RECOVERY_TRANSACTION)
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error)) return 'duplicate' as const;
+        if (isForeignKeyViolation(error)) return 'gone' as const;
+        throw error;
+      });
     if (outcome === 'gone') throw Errors.notFound();
     if (outcome === 'duplicate') {
       const winner = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey!);

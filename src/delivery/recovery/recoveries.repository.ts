@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditChange } from '../../audit/audit.model';
-import { AuditRepository } from '../../audit/audit.repository';
 import { Database } from '../../database/database';
-import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
-import { placeholders, type SqlExecutor, varying } from '../../database/sql-executor';
-import { dateOf, sqlTimestamp } from '../../database/sql-dialect';
+import { Column, rowReader } from '../../database/row-reader';
+import { placeholders, varying } from '../../database/sql-executor';
+import { sqlTimestamp } from '../../database/sql-dialect';
+import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
 import { DeliveryQueue } from '../dispatch/delivery-queue';
 import type { RecoveryWindow } from './recovery-window';
 
 // The Database executor: a recovery is counted, recorded and given its first batch in one short
-// transaction, then worked a batch at a time, each batch one short transaction reading one range
-// of ix_deliveries_webhook_state_created (docs/api.md 10.14).
+// transaction (DeliveryRecoveryService's), then worked a batch at a time, each batch one short
+// transaction (RecoveryWorker's) reading one range of ix_deliveries_webhook_state_created
+// (docs/api.md 10.14).
 
 /** Deliveries made pending again per transaction: each batch is short, however large the recovery. */
 const RECOVERY_BATCH = 500;
@@ -50,6 +50,24 @@ export type BatchOutcome =
   | { readonly state: 'more'; readonly recovered: number; readonly after: RecoveryPosition }
   | { readonly state: 'done'; readonly recovered: number };
 
+/**
+ * A recovery's transactions (the request's, each batch's): at READ COMMITTED (MySQL), so that
+ * the range's locking read takes no gap locks that would hold back the fan-out's inserts.
+ */
+export const RECOVERY_TRANSACTION = { readCommitted: true } as const;
+
+const readKeyed = rowReader({ id: Column.int, requestHash: Column.text, deliveries: Column.int, requestedAt: Column.moment });
+const readClaimed = rowReader({
+  id: Column.int,
+  webhookId: Column.int,
+  since: Column.moment,
+  until: Column.moment,
+  requestedAt: Column.moment,
+  afterCreatedAt: Column.nullable(Column.millis),
+  afterId: Column.nullable(Column.int),
+});
+const readBatchRow = rowReader({ id: Column.int, createdAt: Column.millis });
+
 const FAILED_IN_WINDOW = "webhook_id = ? AND state = 'failed' AND created_at >= ? AND created_at < ?";
 const INDEX = 'ix_deliveries_webhook_state_created';
 
@@ -57,68 +75,46 @@ const INDEX = 'ix_deliveries_webhook_state_created';
 export class RecoveriesRepository {
   constructor(
     private readonly db: Database,
-    private readonly audit: AuditRepository,
     private readonly queue: DeliveryQueue,
   ) {}
 
   /**
    * Counts the webhook's failed deliveries in the window (one range of the index, however many)
-   * and records the recovery with that count, its first batch, its audit entry and what
-   * `alsoRecord` writes, in one transaction: the count is the answer's, and a recovery of up to
-   * RECOVERY_BATCH deliveries is done when it is answered. 'duplicate' when its idempotency key
-   * is taken (a race: the other request recorded first); 'gone' when the webhook was deleted
-   * meanwhile (its foreign key says so).
+   * and records the recovery with that count, in the caller's transaction (RECOVERY_TRANSACTION,
+   * which goes on with its first batch): its id and the count. Its idempotency key's unique
+   * index, and the webhook's foreign key, refuse it (a race lost, a webhook deleted meanwhile).
    */
-  start(
-    recovery: NewRecovery,
-    change: AuditChange,
-    alsoRecord?: (tx: SqlExecutor, at: Date) => Promise<void>,
-  ): Promise<({ deliveries: number } & BatchOutcome) | 'duplicate' | 'gone'> {
+  async insert(tx: Transaction, recovery: NewRecovery): Promise<{ id: number; deliveries: number }> {
     const { webhookId, idempotencyKey, requestHash, window, requestedAt } = recovery;
-    return this.db
-      .transaction(
-        async (tx) => {
-          const [row] = await tx.select<{ failed: unknown }>(
-            `SELECT COUNT(*) AS failed FROM deliveries${this.db.dialect.indexedBy(INDEX)} WHERE ${FAILED_IN_WINDOW}`,
-            [webhookId, sqlTimestamp(window.since), sqlTimestamp(window.until)],
-          );
-          const deliveries = Number(row.failed);
-          const id = await tx.insert(
-            `INSERT INTO delivery_recoveries (webhook_id, idempotency_key, request_hash, since, until, requested_at, deliveries)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
-            [
-              webhookId,
-              idempotencyKey ?? null,
-              requestHash,
-              sqlTimestamp(window.since),
-              sqlTimestamp(window.until),
-              sqlTimestamp(requestedAt),
-              deliveries,
-            ],
-          );
-          const first = await this.batch(tx, { id, webhookId, window, requestedAt, after: undefined }, requestedAt, null);
-          await this.audit.record(tx, change, requestedAt);
-          await alsoRecord?.(tx, requestedAt);
-          return { deliveries, ...first };
-        },
-        { readCommitted: true },
-      )
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) return 'duplicate' as const;
-        if (isForeignKeyViolation(error)) return 'gone' as const;
-        throw error;
-      });
+    const [row] = await tx.select(`SELECT COUNT(*) AS failed FROM deliveries${tx.dialect.indexedBy(INDEX)} WHERE ${FAILED_IN_WINDOW}`, [
+      webhookId,
+      sqlTimestamp(window.since),
+      sqlTimestamp(window.until),
+    ]);
+    const deliveries = Column.int(row.failed);
+    const id = await tx.insert(
+      `INSERT INTO delivery_recoveries (webhook_id, idempotency_key, request_hash, since, until, requested_at, deliveries)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        webhookId,
+        idempotencyKey ?? null,
+        requestHash,
+        sqlTimestamp(window.since),
+        sqlTimestamp(window.until),
+        sqlTimestamp(requestedAt),
+        deliveries,
+      ],
+    );
+    return { id, deliveries };
   }
 
   async findByIdempotencyKey(webhookId: number, key: string): Promise<KeyedRecovery | undefined> {
-    const [row] = await this.db.select<{ id: number; requestHash: string; deliveries: number; requestedAt: Date | string }>(
+    const [row] = await this.db.select(
       `SELECT id, request_hash AS requestHash, deliveries, requested_at AS requestedAt
          FROM delivery_recoveries WHERE webhook_id = ? AND idempotency_key = ?`,
       [webhookId, key],
     );
-    return (
-      row && { id: Number(row.id), requestHash: row.requestHash, deliveries: Number(row.deliveries), requestedAt: dateOf(row.requestedAt) }
-    );
+    return row && readKeyed(row);
   }
 
   /** Frees an expired idempotency key (older than its window) for a new recovery. */
@@ -133,50 +129,36 @@ export class RecoveriesRepository {
    */
   async claimNext(token: string, now: Date, leaseUntil: Date): Promise<ClaimedRecovery | undefined> {
     const open = 'done_at IS NULL AND (claimed_until IS NULL OR claimed_until < ? OR claim_token = ?)';
-    const [next] = await this.db.select<{ id: number }>(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
+    const [oldest] = await this.db.select(`SELECT id FROM delivery_recoveries WHERE ${open} ORDER BY id LIMIT 1`, [
       sqlTimestamp(now),
       token,
     ]);
-    if (next === undefined) return undefined;
+    if (oldest === undefined) return undefined;
+    const next = Column.int(oldest.id);
     const claimed = await this.db.execute(`UPDATE delivery_recoveries SET claim_token = ?, claimed_until = ? WHERE id = ? AND ${open}`, [
       token,
       sqlTimestamp(leaseUntil),
-      next.id,
+      next,
       sqlTimestamp(now),
       token,
     ]);
     if (claimed !== 1) return undefined;
-    const [row] = await this.db.select<Record<string, unknown>>(
+    const [row] = await this.db.select(
       `SELECT id, webhook_id AS webhookId, since, until, requested_at AS requestedAt, after_created_at AS afterCreatedAt, after_id AS afterId
          FROM delivery_recoveries WHERE id = ?`,
-      [next.id],
+      [next],
     );
-    const time = (value: unknown) => dateOf(value as Date | string);
-    return {
-      id: Number(row.id),
-      webhookId: Number(row.webhookId),
-      window: { since: time(row.since), until: time(row.until) },
-      requestedAt: time(row.requestedAt),
-      after: row.afterId === null ? undefined : [time(row.afterCreatedAt).getTime(), Number(row.afterId)],
-    };
+    const { id, webhookId, since, until, requestedAt, afterCreatedAt, afterId } = readClaimed(row);
+    return { id, webhookId, window: { since, until }, requestedAt, after: afterId === null ? undefined : [afterCreatedAt!, afterId] };
   }
 
-  /**
-   * The next batch of a recovery this instance claimed, in one short transaction (the claim's
-   * lease moves on with it); 'lost' when the claim is no longer this one's.
-   */
-  recoverBatch(recovery: ClaimedRecovery, token: string, now: Date, leaseUntil: Date): Promise<BatchOutcome | { readonly state: 'lost' }> {
-    return this.db.transaction(
-      async (tx) => {
-        const [mine] = await tx.select(
-          `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${this.db.dialect.forUpdate}`,
-          [recovery.id, token],
-        );
-        if (mine === undefined) return { state: 'lost' as const };
-        return this.batch(tx, recovery, now, leaseUntil);
-      },
-      { readCommitted: true },
+  /** Whether this instance still holds the claim of the recovery, its row locked until the caller's transaction (a batch's) ends. */
+  async lockClaim(tx: Transaction, id: number, token: string): Promise<boolean> {
+    const [mine] = await tx.select(
+      `SELECT id FROM delivery_recoveries WHERE id = ? AND claim_token = ? AND done_at IS NULL${tx.dialect.forUpdate}`,
+      [id, token],
     );
+    return mine !== undefined;
   }
 
   /**
@@ -187,11 +169,10 @@ export class RecoveriesRepository {
    * Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a recovery
    * after enabling it sends the rest). The webhook is read with a shared lock, as the fan-out
    * does: a disabling is wholly before or after the batch, so no delivery is left pending on a
-   * disabled webhook. Run under READ COMMITTED (MySQL): the range's locking read takes no gap
-   * locks that would hold back the fan-out's inserts.
+   * disabled webhook. Run in RECOVERY_TRANSACTION.
    */
-  private async batch(tx: SqlExecutor, recovery: ClaimedRecovery, now: Date, leaseUntil: Date | null): Promise<BatchOutcome> {
-    const { dialect } = this.db;
+  async batch(tx: Transaction, recovery: ClaimedRecovery, now: Date, leaseUntil: Date | null): Promise<BatchOutcome> {
+    const { dialect } = tx;
     const { after } = recovery;
     const [enabled] = await tx.select(
       `SELECT ${WebhookSql.id} AS id FROM ${WebhookSql.withSource} WHERE ${WebhookSql.id} = ? AND ${WebhookSql.enabled}${dialect.forShare}`,
@@ -201,7 +182,7 @@ export class RecoveriesRepository {
     const rows =
       enabled === undefined
         ? []
-        : await tx.select<{ id: number; createdAt: Date | string }>(
+        : await tx.select(
             `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
               WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
                 AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
@@ -215,14 +196,15 @@ export class RecoveriesRepository {
               RECOVERY_BATCH,
             ],
           );
+    const batch = rows.map(readBatchRow);
     const recovered = await this.queue.requeue(
       tx,
-      rows.map((row) => Number(row.id)),
+      batch.map((row) => row.id),
       now,
       'retry',
     );
-    const last = rows[rows.length - 1];
-    const reached: RecoveryPosition | undefined = last === undefined ? after : [dateOf(last.createdAt).getTime(), Number(last.id)];
+    const last = batch[batch.length - 1];
+    const reached: RecoveryPosition | undefined = last === undefined ? after : [last.createdAt, last.id];
     const done = rows.length < RECOVERY_BATCH;
     await tx.execute('UPDATE delivery_recoveries SET after_created_at = ?, after_id = ?, claimed_until = ?, done_at = ? WHERE id = ?', [
       reached ? sqlTimestamp(new Date(reached[0])) : null,
@@ -244,14 +226,14 @@ export class RecoveriesRepository {
 
   /** Retention: deletes up to `batch` recoveries done before `before`; how many went. */
   async pruneBatch(before: Date, batch: number): Promise<number> {
-    const rows = await this.db.select<{ id: number }>('SELECT id FROM delivery_recoveries WHERE done_at < ? ORDER BY done_at LIMIT ?', [
+    const rows = await this.db.select('SELECT id FROM delivery_recoveries WHERE done_at < ? ORDER BY done_at LIMIT ?', [
       sqlTimestamp(before),
       batch,
     ]);
     if (rows.length === 0) return 0;
     return this.db.execute(
       varying(`DELETE FROM delivery_recoveries WHERE id IN (${placeholders(rows.length)})`),
-      rows.map((row) => row.id),
+      rows.map((row) => Column.int(row.id)),
     );
   }
 }

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AppConfig } from '../../config/app-config';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { PINO } from '../../logging/pino.provider';
 import { DispatchSignal } from '../dispatch-signal';
-import { ClaimedRecovery, RecoveriesRepository } from './recoveries.repository';
+import { BatchOutcome, ClaimedRecovery, RECOVERY_TRANSACTION, RecoveriesRepository } from './recoveries.repository';
 /** A claim outlives its last batch by this much: past it, another instance goes on with the recovery. */
 const LEASE_MS = 60_000;
 
@@ -29,6 +30,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly recoveries: RecoveriesRepository,
+    private readonly work: UnitOfWork,
     private readonly dispatch: DispatchSignal,
     config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,
@@ -61,7 +63,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
         const now = new Date();
         const recovery = await this.recoveries.claimNext(this.token, now, new Date(now.getTime() + LEASE_MS));
         if (recovery !== undefined) {
-          await this.work(recovery);
+          await this.recover(recovery);
           continue;
         }
       } catch (error) {
@@ -71,11 +73,11 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private async work(claimed: ClaimedRecovery): Promise<void> {
+  private async recover(claimed: ClaimedRecovery): Promise<void> {
     let recovery = claimed;
     while (this.running) {
       const now = new Date();
-      const outcome = await this.recoveries.recoverBatch(recovery, this.token, now, new Date(now.getTime() + LEASE_MS));
+      const outcome = await this.batch(recovery, now, new Date(now.getTime() + LEASE_MS));
       if (outcome.state !== 'lost' && outcome.recovered > 0) this.dispatch.wake();
       if (outcome.state !== 'more') return;
       recovery = { ...recovery, after: outcome.after };
@@ -83,6 +85,17 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
       await new Promise((resolve) => setImmediate(resolve));
     }
     await this.recoveries.release(recovery.id, this.token);
+  }
+
+  /**
+   * The next batch of a recovery this instance claimed, in one short transaction (the claim's
+   * lease moves on with it); 'lost' when the claim is no longer this one's.
+   */
+  private batch(recovery: ClaimedRecovery, now: Date, leaseUntil: Date): Promise<BatchOutcome | { readonly state: 'lost' }> {
+    return this.work.run(async (tx) => {
+      if (!(await this.recoveries.lockClaim(tx, recovery.id, this.token))) return { state: 'lost' as const };
+      return this.recoveries.batch(tx, recovery, now, leaseUntil);
+    }, RECOVERY_TRANSACTION);
   }
 
   private sleep(): Promise<void> {

@@ -57,6 +57,6 @@ export class WebhookRecoveryController {
     @Body(RecoverBodyPipe) request: RecoveryRequest,
     @Param('name', WebhookNamePipe) name: string,
   ) {
-    return this.recovery.recover(caller.organizationId, caller, name, request, idempotencyKeyOf(idempotencyKey));
+    return this.recovery.recover(caller.organizationId, name, request, idempotencyKeyOf(idempotencyKey));
   }
 }

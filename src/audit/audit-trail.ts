@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from '../database/unit-of-work';
+import { currentActor } from '../identity/actor';
+import { IdentityService } from '../identity/identity.service';
+import type { AuditChange } from './audit.model';
+import { AuditRepository } from './audit.repository';
+
+/**
+ * Records a change to an organization's webhooks (docs/api.md 10.9) in the change's own
+ * transaction, by whoever the work runs as (identity/actor.ts): a user's id, or null for the
+ * service itself and for the operator. What the operator does (a recovery from the CLI, the one
+ * such change it makes) is in the operator's trail too (docs/api.md 8), in the same transaction.
+ */
+@Injectable()
+export class AuditTrail {
+  constructor(
+    private readonly entries: AuditRepository,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async record(tx: Transaction, change: AuditChange, at = new Date()): Promise<void> {
+    const actor = currentActor();
+    await this.entries.insert(tx, change, actor.kind === 'user' ? actor.userId : null, at);
+    if (actor.kind === 'operator' && change.action === 'delivery.recovered') {
+      await this.identity.recordOperatorChange(
+        tx,
+        { action: change.action, organization: change.organizationId, webhook: change.webhook },
+        at,
+      );
+    }
+  }
+}
