@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
 
 const SRC = join(__dirname, '../../../src');
 
@@ -13,5 +14,27 @@ export async function allControllers(): Promise<Type[]> {
   const modules: Record<string, unknown>[] = await Promise.all(files.map((file) => import(join(SRC, file))));
   return modules.flatMap((exports) =>
     Object.values(exports).filter((value): value is Type => typeof value === 'function' && Reflect.hasMetadata(PATH_METADATA, value)),
+  );
+}
+
+/** A route as Nest registers it, without the API prefix: `GET /webhook/:name`. */
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly handler: string;
+}
+
+/** The routes of these controllers, from their decorators. */
+export function routesOf(controllers: readonly Type[]): Route[] {
+  return controllers.flatMap((controller) =>
+    Object.getOwnPropertyNames(controller.prototype)
+      .filter((handler) => Reflect.hasMetadata(METHOD_METADATA, controller.prototype[handler]))
+      .map((handler) => {
+        const method = controller.prototype[handler] as object;
+        const path = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, method)]
+          .filter((part: string) => part !== '/')
+          .join('/');
+        return { method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, method) as number], path: `/${path}`, handler };
+      }),
   );
 }
