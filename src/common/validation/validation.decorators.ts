@@ -62,7 +62,7 @@ const KEPT_AS_SENT = Symbol('kept as sent');
  * `constructor` and recurse without a bound. Its rules see the value as sent, and its own keys are
  * not checked as members.
  */
-export const KeptAsSent = (): PropertyDecorator => (target, key) => {
+const KeptAsSent = (): PropertyDecorator => (target, key) => {
   Reflect.defineMetadata(KEPT_AS_SENT, [...keptAsSent(target.constructor), key], target.constructor);
 };
 
@@ -70,7 +70,10 @@ export const KeptAsSent = (): PropertyDecorator => (target, key) => {
 export const keptAsSent = (dto: object): readonly (string | symbol)[] =>
   (Reflect.getMetadata(KEPT_AS_SENT, dto) as string[] | undefined) ?? [];
 
-/** Iterative: a value as deep as the body limit allows must not overflow the stack. */
+/**
+ * How many levels `root` has (an array is one), counted no further than one past `deepest`; a walk
+ * rather than a recursion, because a value as deep as the body limit allows would overflow the stack.
+ */
 function depthOf(root: unknown, deepest: number): number {
   let found = 0;
   const pending: [unknown, number][] = [[root, 1]];
