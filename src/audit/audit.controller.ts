@@ -1,9 +1,11 @@
-import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
 import { PageQueryDto } from '../common/page-query.dto';
-import { QueryPipe } from '../common/query.pipe';
+import { QueryPipe } from '../common/validation/query.pipe';
+import { ApiQueryOf } from '../common/validation/query-parameter';
+import { RequestInput } from '../common/validation/request-input';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { AuditService } from './audit.service';
@@ -20,8 +22,9 @@ export class AuditController {
 
   @Get()
   @ApiOperation({ summary: "The organization's audit trail, newest first, a page at a time" })
+  @ApiQueryOf(PageQueryDto)
   @ApiOkResponse({ type: AuditPageDto })
-  list(@Caller() caller: SessionCaller, @Query(new QueryPipe(PageQueryDto)) page: PageQueryDto) {
+  listAuditEntries(@Caller() caller: SessionCaller, @RequestInput(new QueryPipe(PageQueryDto)) page: PageQueryDto) {
     return this.audit.page(caller.organizationId, page);
   }
 }

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { QueryParameter } from './query-parameter';
+import { QueryParameter } from './validation/query-parameter';
 
 /** The paged lists' `limit` (docs/api.md 10.7, 10.9). */
 export const DEFAULT_PAGE_LIMIT = 50;

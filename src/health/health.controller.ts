@@ -30,7 +30,7 @@ export class HealthController {
     },
   })
   @ApiErrorResponses({ 503: ['unavailable'] })
-  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+  async checkHealth(): Promise<{ status: 'ok'; database: 'up' }> {
     if (!(await this.db.ping(PING_DEADLINE_MS))) throw Errors.unavailable();
     return { status: 'ok', database: 'up' };
   }

@@ -33,7 +33,13 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       PLATFORM_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, { ...description, webhooks: catalogueWebhooks() });
+  // A handler's name is its operation's id (`listWebhooks`, `getDelivery`): what generated clients
+  // call their methods, so it is unique across the app (openapi-document.spec.ts) and kept stable.
+  return SwaggerModule.createDocument(
+    app,
+    { ...description, webhooks: catalogueWebhooks() },
+    { operationIdFactory: (_, method) => method },
+  );
 }
 
 /** docs/api.md 10.3: the headers of every attempt. */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../test/support/unit/domain-errors';
+import type { RequestParts } from '../common/validation/request-input';
 import {
-  CreateWebhookBodyPipe,
-  DeleteWebhookBodyPipe,
-  ReplaceWebhookBodyPipe,
-  RotateSecretBodyPipe,
+  CreateWebhookPipe,
+  DeleteWebhookByBodyPipe,
+  ReplaceWebhookPipe,
+  RotateSecretPipe,
+  UpdateWebhookPipe,
   WebhookNamePipe,
-  WebhookPatchBodyPipe,
 } from './webhook-validation.pipes';
 
 const U = 'https://hooks.example.com/in';
@@ -16,10 +17,12 @@ const badRequest = (...message: string[]) => ({ status: 400, body: { code: 'bad 
 const invalidName = (...message: string[]) => ({ status: 400, body: { code: 'invalid name', message } });
 const invalidUrl = (...message: string[]) => ({ status: 400, body: { code: 'invalid url', message } });
 
-const create = (body: unknown) => new CreateWebhookBodyPipe().transform(body);
-const replace = (body: unknown) => new ReplaceWebhookBodyPipe().transform(body);
-const patch = (body: unknown) => new WebhookPatchBodyPipe().transform(body);
-const del = (body: unknown) => new DeleteWebhookBodyPipe().transform(body);
+/** A request to `…/webhook/{name}` with this body (the order of the checks is webhooks.controller.spec.ts's). */
+const request = (body: unknown, name = 'hook'): RequestParts => ({ params: { name }, query: {}, body, headers: {} });
+const create = (body: unknown) => new CreateWebhookPipe().transform(request(body));
+const replace = (body: unknown) => new ReplaceWebhookPipe().transform({ ...request(body), params: {} });
+const patch = (body: unknown) => new UpdateWebhookPipe().transform(request(body)).patch;
+const del = (body: unknown) => new DeleteWebhookByBodyPipe().transform({ ...request(body), params: {} });
 
 describe('WebhookNamePipe', () => {
   it.each([
@@ -29,7 +32,7 @@ describe('WebhookNamePipe', () => {
     ['letters, digits and hyphens', 'payments-prod-2'],
     ['64 characters', 'a'.repeat(64)],
   ])('accepts %s', (_, name) => {
-    expect(new WebhookNamePipe().transform(name)).toBe(name);
+    expect(new WebhookNamePipe().transform(request(undefined, name))).toBe(name);
   });
 
   it.each([
@@ -43,12 +46,12 @@ describe('WebhookNamePipe', () => {
     ['a non-ASCII letter', 'café'],
     ['a slash', 'a/b'],
   ])('refuses %s with 400 invalid name', (_, name) => {
-    expect(thrownBy(() => new WebhookNamePipe().transform(name))).toEqual(invalidName(NAME_RULE));
+    expect(thrownBy(() => new WebhookNamePipe().transform(request(undefined, name)))).toEqual(invalidName(NAME_RULE));
   });
 });
 
-describe('CreateWebhookBodyPipe', () => {
-  it('returns the draft with the normalized href and the hostname of each URL', () => {
+describe('CreateWebhookPipe', () => {
+  it('returns the path name and the draft with the normalized href and the hostname of each URL', () => {
     expect(
       create({
         url: 'HTTPS://Hooks.Example.COM:443/a/../in?x=1#frag',
@@ -56,7 +59,7 @@ describe('CreateWebhookBodyPipe', () => {
         user: { updated: 'https://u.example.com' },
       }),
     ).toEqual({
-      name: undefined,
+      name: 'hook',
       draft: {
         url: { href: 'https://hooks.example.com/in?x=1#frag', hostname: 'hooks.example.com' },
         events: {
@@ -79,8 +82,8 @@ describe('CreateWebhookBodyPipe', () => {
     expect(draft.url.hostname).toBeUndefined();
   });
 
-  it('returns the body name when one is sent', () => {
-    expect(create({ name: 'legacy-name', url: U }).name).toBe('legacy-name');
+  it('takes a valid body name, which loses to the path name', () => {
+    expect(create({ name: 'legacy-name', url: U }).name).toBe('hook');
   });
 
   it('stores nothing for a group given as {}', () => {
@@ -209,7 +212,7 @@ describe('CreateWebhookBodyPipe', () => {
   });
 });
 
-describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
+describe('ReplaceWebhookPipe (legacy create-or-update)', () => {
   it('returns the name and the draft', () => {
     expect(replace({ name: 'hook-1', url: U, card: { updated: 'https://c.example.com/x' } })).toEqual({
       name: 'hook-1',
@@ -268,7 +271,7 @@ describe('ReplaceWebhookBodyPipe (legacy create-or-update)', () => {
   });
 });
 
-describe('WebhookPatchBodyPipe', () => {
+describe('UpdateWebhookPipe', () => {
   it('changes nothing for {}', () => {
     const result = patch({});
     expect(result).toEqual({ events: {} });
@@ -356,7 +359,7 @@ describe('WebhookPatchBodyPipe', () => {
   });
 });
 
-describe('DeleteWebhookBodyPipe (legacy delete)', () => {
+describe('DeleteWebhookByBodyPipe (legacy delete)', () => {
   it('returns the name', () => {
     expect(del({ name: 'hook-1' })).toBe('hook-1');
   });
@@ -384,8 +387,8 @@ describe('DeleteWebhookBodyPipe (legacy delete)', () => {
   });
 });
 
-describe('RotateSecretBodyPipe (docs/api.md 10.7)', () => {
-  const rotate = (body: unknown) => new RotateSecretBodyPipe().transform(body);
+describe('RotateSecretPipe (docs/api.md 10.7)', () => {
+  const rotate = (body: unknown) => new RotateSecretPipe().transform(request(body)).graceSeconds;
 
   it.each([
     ['no body', undefined, 86_400],

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -13,6 +13,7 @@ import {
 import { Authenticated, Caller } from '../auth/auth.decorators';
 import type { SessionCaller } from '../identity/caller';
 import type { ErrorCode } from '../common/domain-error';
+import { RequestInput } from '../common/validation/request-input';
 import { ApiErrorResponses } from '../http/openapi-errors';
 import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, RotateSecretDto } from './dto/webhook-body.dto';
@@ -26,14 +27,15 @@ import {
   WebhookDto,
 } from './dto/webhook-responses.dto';
 import {
-  CreateWebhookBodyPipe,
-  DeleteWebhookBodyPipe,
-  ReplaceWebhookBodyPipe,
-  RotateSecretBodyPipe,
+  CreateWebhookPipe,
+  DeleteWebhookByBodyPipe,
+  NamedDraft,
+  ReplaceWebhookPipe,
+  RotateSecretPipe,
+  UpdateWebhookPipe,
   WebhookNamePipe,
-  WebhookPatchBodyPipe,
 } from './webhook-validation.pipes';
-import type { WebhookDraft, WebhookPatch } from './webhook.model';
+import type { WebhookPatch } from './webhook.model';
 import { WEBHOOK_NAME_PATTERN } from './webhook.model';
 import { WebhooksService } from './webhooks.service';
 
@@ -42,8 +44,8 @@ const DELETED = { code: 'ok' } as const;
 /** Writes can also meet the Origin rule (ALLOWED_ORIGINS). */
 const WRITE_FORBIDDEN: ErrorCode[] = ['forbidden origin', 'no organization', 'no permission'];
 
-// The path's name is each handler's last parameter: Nest runs the pipes of the last parameter
-// first, and docs/api.md 5 answers an invalid name before anything wrong in the body.
+// Each route's input goes through its one pipe (webhook-validation.pipes.ts), which checks the
+// path's name, the body's shape and its URLs in docs/api.md 5's order.
 @ApiTags('webhooks')
 @ApiExtraModels(WebhookDto)
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -57,7 +59,7 @@ export class WebhooksController {
   @ApiOperation({ summary: "The organization's webhooks, keyed by name (keys sorted)" })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { $ref: getSchemaPath(WebhookDto) } } })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  getWebhooks(@Caller() caller: SessionCaller): Promise<string> {
+  listWebhooks(@Caller() caller: SessionCaller): Promise<string> {
     return this.webhooks.listJson(caller.organizationId);
   }
 
@@ -66,7 +68,7 @@ export class WebhooksController {
   @NameParam()
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrorResponses({ 400: ['invalid name'], 404: ['not found'] })
-  getWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+  getWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
     return this.webhooks.get(caller.organizationId, name);
   }
 
@@ -84,12 +86,8 @@ export class WebhooksController {
     415: ['unsupported media type'],
     503: ['dns unavailable', 'unavailable'],
   })
-  createWebhook(
-    @Caller() caller: SessionCaller,
-    @Body(CreateWebhookBodyPipe) body: { draft: WebhookDraft },
-    @Param('name', WebhookNamePipe) name: string,
-  ) {
-    return this.webhooks.create(caller.organizationId, name, body.draft);
+  createWebhook(@Caller() caller: SessionCaller, @RequestInput(CreateWebhookPipe) { name, draft }: NamedDraft) {
+    return this.webhooks.create(caller.organizationId, name, draft);
   }
 
   @Post()
@@ -104,8 +102,8 @@ export class WebhooksController {
     415: ['unsupported media type'],
     503: ['dns unavailable', 'unavailable'],
   })
-  replaceWebhook(@Caller() caller: SessionCaller, @Body(ReplaceWebhookBodyPipe) body: { name: string; draft: WebhookDraft }) {
-    return this.webhooks.replace(caller.organizationId, body.name, body.draft);
+  replaceWebhook(@Caller() caller: SessionCaller, @RequestInput(ReplaceWebhookPipe) { name, draft }: NamedDraft) {
+    return this.webhooks.replace(caller.organizationId, name, draft);
   }
 
   @Patch(':name')
@@ -122,11 +120,7 @@ export class WebhooksController {
     415: ['unsupported media type'],
     503: ['dns unavailable', 'unavailable'],
   })
-  updateWebhook(
-    @Caller() caller: SessionCaller,
-    @Body(WebhookPatchBodyPipe) patch: WebhookPatch,
-    @Param('name', WebhookNamePipe) name: string,
-  ) {
+  updateWebhook(@Caller() caller: SessionCaller, @RequestInput(UpdateWebhookPipe) { name, patch }: { name: string; patch: WebhookPatch }) {
     return this.webhooks.update(caller.organizationId, name, patch);
   }
 
@@ -143,10 +137,9 @@ export class WebhooksController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  rotateSecret(
+  rotateWebhookSecret(
     @Caller() caller: SessionCaller,
-    @Body(RotateSecretBodyPipe) graceSeconds: number,
-    @Param('name', WebhookNamePipe) name: string,
+    @RequestInput(RotateSecretPipe) { name, graceSeconds }: { name: string; graceSeconds: number },
   ) {
     return this.webhooks.rotateSecret(caller.organizationId, name, graceSeconds);
   }
@@ -156,7 +149,7 @@ export class WebhooksController {
   @NameParam()
   @ApiOkResponse({ type: DeleteResultDto })
   @ApiErrorResponses({ 400: ['invalid name'], 403: WRITE_FORBIDDEN, 404: ['not found'] })
-  async deleteWebhook(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+  async deleteWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
     await this.webhooks.remove(caller.organizationId, name);
     return DELETED;
   }
@@ -171,7 +164,7 @@ export class WebhooksController {
     413: ['payload too large'],
     415: ['unsupported media type'],
   })
-  async deleteWebhookByBody(@Caller() caller: SessionCaller, @Body(DeleteWebhookBodyPipe) name: string) {
+  async deleteWebhookByBody(@Caller() caller: SessionCaller, @RequestInput(DeleteWebhookByBodyPipe) name: string) {
     await this.webhooks.removeIfExists(caller.organizationId, name);
     return DELETED;
   }

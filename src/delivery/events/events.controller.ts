@@ -1,13 +1,14 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, PlatformApi } from '../../auth/auth.decorators';
 import type { PlatformCaller } from '../../identity/caller';
 import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
+import { RequestInput } from '../../common/validation/request-input';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
-import { EventBodyPipe } from './event-body.pipe';
+import { EventRequestPipe } from './event-request.pipe';
 import { EventIngest } from './event-ingest.service';
-import { idempotencyKeyOf, IncomingEvent } from './incoming-event';
+import type { IncomingEvent } from './incoming-event';
 
 @ApiTags('events')
 @PlatformApi()
@@ -35,13 +36,11 @@ export class EventsController {
     // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
     429: ['rate limited', 'queue full'],
   })
-  accept(
+  acceptEvent(
     @Caller() caller: PlatformCaller,
-    @Body(EventBodyPipe) event: IncomingEvent,
-    @Headers('idempotency-key') idempotencyKey?: string,
+    @RequestInput(EventRequestPipe) { event, idempotencyKey }: { event: IncomingEvent; idempotencyKey?: string },
   ): Promise<AcceptedEventDto> {
-    const key = idempotencyKeyOf(idempotencyKey);
     refuseOrganizationOutsideKey(caller, event.organization);
-    return this.ingest.accept(event, key);
+    return this.ingest.accept(event, idempotencyKey);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../../test/support/unit/domain-errors';
-import { EventBodyPipe } from './event-body.pipe';
-import { idempotencyKeyOf, MAX_DATA_DEPTH, parseIncomingEvent } from './incoming-event';
+import { MAX_DATA_DEPTH } from './dto/event.dto';
+import { idempotencyKeyOf, parseIncomingEvent } from './incoming-event';
 
 const badRequest = (...message: string[]) => ({ status: 400, body: { code: 'bad request', message } });
 const TYPE_RULE = 'type: must be one of transaction.created, transaction.updated, transaction.completed, card.updated, user.updated';
@@ -32,9 +32,20 @@ describe('parseIncomingEvent (docs/api.md 10.1)', () => {
     ['an array', [1, 2]],
     ['null', null],
     ['a string', 'event'],
-    ['nothing', undefined],
   ])('refuses a body that is %s', (_, body) => {
-    expect(thrownBy(() => parseIncomingEvent(body))).toEqual(badRequest('body must be a JSON object'));
+    expect(thrownBy(() => parseIncomingEvent(body))).toEqual(badRequest('body: must be a JSON object'));
+  });
+
+  it('reads no body as {}, naming every member it lacks', () => {
+    expect(thrownBy(() => parseIncomingEvent(undefined))).toEqual(
+      badRequest(TYPE_RULE, 'organization: must be a positive integer', 'data: must be a JSON object'),
+    );
+  });
+
+  it('refuses a key every object inherits as the unknown member it is, before the members', () => {
+    expect(thrownBy(() => parseIncomingEvent(JSON.parse('{"toString":1,"__proto__":{},"type":"x"}')))).toEqual(
+      badRequest('__proto__: unknown member', 'toString: unknown member'),
+    );
   });
 
   it.each([
@@ -71,12 +82,6 @@ describe('parseIncomingEvent (docs/api.md 10.1)', () => {
     expect(
       thrownBy(() => parseIncomingEvent({ type: 'user.updated', organization: 1, data: { a: [nested(MAX_DATA_DEPTH - 1)] } })),
     ).toEqual(tooDeep);
-  });
-
-  it('is what EventBodyPipe answers', () => {
-    const body = { type: 'user.updated', organization: 3, data: { user: 1 } };
-    expect(new EventBodyPipe().transform(body)).toEqual(parseIncomingEvent(body));
-    expect(thrownBy(() => new EventBodyPipe().transform([]))).toEqual(badRequest('body must be a JSON object'));
   });
 });
 

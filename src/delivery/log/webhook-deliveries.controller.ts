@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
 import type { SessionCaller } from '../../identity/caller';
@@ -6,8 +6,9 @@ import { ApiErrorResponses } from '../../http/openapi-errors';
 import { SessionRateLimitGuard } from '../../rate-limit/session-rate-limit.guard';
 import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
-import { DeliveryIdPipe } from './delivery-id.pipe';
-import { QueryPipe } from '../../common/query.pipe';
+import { DeliveryLogQueryPipe, DeliveryPipe } from './delivery-log.pipes';
+import { ApiQueryOf } from '../../common/validation/query-parameter';
+import { RequestInput } from '../../common/validation/request-input';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryReplayService } from './delivery-replay.service';
 import { WebhookTestService } from './webhook-test.service';
@@ -22,9 +23,8 @@ const IdParam = () => ApiParam({ name: 'id', schema: { type: 'integer', minimum:
 /**
  * A webhook's deliveries for the admin console (docs/api.md 10.7, 10.10): the log, a replay, a
  * test event, enabling a disabled webhook. The callers of the webhook operations, rate limited
- * as they are; replays and tests also per webhook. The name is each handler's last parameter:
- * Nest starts the pipes of the last parameter first and answers the first error, so an invalid
- * name (400 `invalid name`) is answered before a bad id (404) or query (400 `bad request`).
+ * as they are; replays and tests also per webhook. Each route's one pipe (delivery-log.pipes.ts)
+ * answers an invalid name (400 `invalid name`) before a bad id (404) or query (400 `bad request`).
  */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -42,11 +42,11 @@ export class WebhookDeliveriesController {
 
   @Get('deliveries')
   @ApiOperation({ summary: "The webhook's deliveries, newest first, a page at a time (next: an opaque cursor, or null)" })
+  @ApiQueryOf(DeliveryLogQueryDto)
   @ApiOkResponse({ type: DeliveryPageDto })
-  list(
+  listDeliveries(
     @Caller() caller: SessionCaller,
-    @Query(new QueryPipe(DeliveryLogQueryDto)) query: DeliveryLogQueryDto,
-    @Param('name', WebhookNamePipe) name: string,
+    @RequestInput(DeliveryLogQueryPipe) { name, query }: { name: string; query: DeliveryLogQueryDto },
   ) {
     return this.log.page(caller.organizationId, name, query);
   }
@@ -55,7 +55,7 @@ export class WebhookDeliveriesController {
   @ApiOperation({ summary: 'One delivery with every attempt' })
   @IdParam()
   @ApiOkResponse({ type: DeliveryDetailDto })
-  detail(@Caller() caller: SessionCaller, @Param('id', DeliveryIdPipe) id: number, @Param('name', WebhookNamePipe) name: string) {
+  getDelivery(@Caller() caller: SessionCaller, @RequestInput(DeliveryPipe) { name, id }: { name: string; id: number }) {
     return this.log.detail(caller.organizationId, name, id);
   }
 
@@ -66,7 +66,7 @@ export class WebhookDeliveriesController {
   @IdParam()
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled', 'disabled'] })
-  retry(@Caller() caller: SessionCaller, @Param('id', DeliveryIdPipe) id: number, @Param('name', WebhookNamePipe) name: string) {
+  retryDelivery(@Caller() caller: SessionCaller, @RequestInput(DeliveryPipe) { name, id }: { name: string; id: number }) {
     return this.replays.replay(caller.organizationId, name, id);
   }
 
@@ -76,7 +76,7 @@ export class WebhookDeliveriesController {
   @ApiOperation({ summary: 'Send a webhook.test event to the webhook url, through the same queue and log' })
   @ApiAcceptedResponse({ type: TestDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['disabled'] })
-  test(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+  testWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
     return this.tests.send(caller.organizationId, name);
   }
 
@@ -85,7 +85,7 @@ export class WebhookDeliveriesController {
   @ApiOperation({ summary: 'Enable a webhook the service disabled for failing for days; its record starts afresh' })
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
-  enable(@Caller() caller: SessionCaller, @Param('name', WebhookNamePipe) name: string) {
+  enableWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
     return this.disabling.enable(caller.organizationId, name);
   }
 }

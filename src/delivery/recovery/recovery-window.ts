@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Errors } from '../../common/domain-error';
-import { ISO_MOMENT_RULE, parseIsoMoment } from '../../common/iso-moment';
 
 /** A recovery as asked for (docs/api.md 10.14): `until` absent means now. */
 export interface RecoveryRequest {
@@ -15,33 +14,6 @@ export interface RecoveryWindow {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
-const MEMBERS = ['since', 'until'];
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * `POST …/recover`'s body: exactly `{"since"}` or `{"since", "until"}`, each an ISO 8601 moment
- * with `Z` or an offset. Checked by hand as POST /events' body is: two members are simpler to
- * check than to declare. Every problem is 400 `bad request`, each named in `message`.
- */
-export function parseRecoveryRequest(body: unknown): RecoveryRequest {
-  const given = body === undefined ? {} : body;
-  if (!isPlainObject(given)) throw Errors.badRequest(['body must be a JSON object']);
-  const problems = Object.keys(given)
-    .filter((key) => !MEMBERS.includes(key))
-    .map((key) => `${key}: unknown member`);
-  const moment = (name: string, value: unknown): Date | undefined => {
-    const parsed = typeof value === 'string' ? parseIsoMoment(value) : undefined;
-    if (parsed === undefined) problems.push(`${name}: ${ISO_MOMENT_RULE}`);
-    return parsed;
-  };
-  if (given.since === undefined) problems.push('since: is required');
-  const since = given.since === undefined ? undefined : moment('since', given.since);
-  const until = given.until === undefined ? undefined : moment('until', given.until);
-  if (problems.length > 0) throw Errors.badRequest(problems);
-  return { since: since!, ...(until === undefined ? {} : { until }) };
-}
 
 /**
  * The window a recovery takes at `now` (docs/api.md 10.14): `since` no older than the deliveries

@@ -1,23 +1,20 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import type { SessionCaller } from '../../identity/caller';
 import { SessionRateLimitGuard } from '../../rate-limit/session-rate-limit.guard';
-import { WebhookNamePipe } from '../../webhooks/webhook-validation.pipes';
+import { RequestInput } from '../../common/validation/request-input';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
-import { idempotencyKeyOf } from '../events/incoming-event';
 import { WebhookActionLimitGuard } from '../log/webhook-action-limit.guard';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { RecoverDeliveriesDto, RecoveredDeliveriesDto } from './dto/recovery.dto';
-import { RecoverBodyPipe } from './recover-body.pipe';
-import type { RecoveryRequest } from './recovery-window';
+import { RecoverInput, RecoverRequestPipe } from './recover-request.pipe';
 
 /**
  * Recovery (docs/api.md 10.14): the callers of the webhook operations, rate limited as they are,
- * and counted against the webhook's replay limit (a recovery is many replays). The name is the
- * handler's last parameter, so that an invalid name is answered before a bad body, and the
- * Idempotency-Key after both.
+ * and counted against the webhook's replay limit (a recovery is many replays). Its pipe answers
+ * an invalid name before a bad body, and the Idempotency-Key after both.
  */
 @ApiTags('deliveries')
 @Authenticated({ roles: ['owner', 'admin'] })
@@ -51,12 +48,7 @@ export class WebhookRecoveryController {
     415: ['unsupported media type'],
     429: ['rate limited'],
   })
-  recoverDeliveries(
-    @Caller() caller: SessionCaller,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Body(RecoverBodyPipe) request: RecoveryRequest,
-    @Param('name', WebhookNamePipe) name: string,
-  ) {
-    return this.recovery.recover(caller.organizationId, name, request, idempotencyKeyOf(idempotencyKey));
+  recoverDeliveries(@Caller() caller: SessionCaller, @RequestInput(RecoverRequestPipe) { name, request, idempotencyKey }: RecoverInput) {
+    return this.recovery.recover(caller.organizationId, name, request, idempotencyKey);
   }
 }

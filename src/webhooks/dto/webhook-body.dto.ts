@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { Optional } from '../../common/validation/validation.decorators';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
 import type { EventSubscription } from '../../event-types/event-types';
-import { EventsField, GroupField, HeadersField, RateLimitField, UrlField, WebhookNameField } from './validation.decorators';
+import { EventsField, GroupField, HeadersField, RateLimitField, UrlField, WebhookNameField } from './webhook-field.decorators';
 
 export class TransactionEventsDto {
   @UrlField() created?: string;
@@ -47,7 +48,7 @@ export class DeleteWebhookDto {
 /** `POST /webhook/{name}/secret/rotate` (docs/api.md 10.7): `{}` or `{"graceSeconds"}`; null is refused, not the default. */
 export class RotateSecretDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS, default: DEFAULT_GRACE_SECONDS })
-  @ValidateIf((_, value) => value !== undefined)
+  @Optional()
   @Min(0, { message: `must be from 0 to ${MAX_GRACE_SECONDS}` })
   @Max(MAX_GRACE_SECONDS, { message: `must be from 0 to ${MAX_GRACE_SECONDS}` })
   // Listed last, checked first (class-validator runs them bottom up): a non-number says so.

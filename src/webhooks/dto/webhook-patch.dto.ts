@@ -1,5 +1,5 @@
 import type { EventSubscription } from '../../event-types/event-types';
-import { EventsField, GroupField, HeadersField, RateLimitField, UrlField } from './validation.decorators';
+import { EventsField, GroupField, HeadersField, RateLimitField, UrlField } from './webhook-field.decorators';
 
 export class TransactionEventsPatchDto {
   @UrlField({ nullable: true }) created?: string | null;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { EventSubscription } from '../../event-types/event-types';
 import { MASKED_VALUE } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
-import { EVENT_SUBSCRIPTION_DOC } from './validation.decorators';
+import { EVENT_SUBSCRIPTION_DOC } from './webhook-field.decorators';
 import { CardEventsDto, TransactionEventsDto, UserEventsDto } from './webhook-body.dto';
 
 /**

@@ -1,12 +1,24 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { JsonObjectAsSent, PositiveInteger } from '../../../common/validation/validation.decorators';
 import { EVENT_FIELDS } from '../../../event-types/event-types';
+import type { EventType } from '../../delivery.model';
 
-/** OpenAPI only: the body parseIncomingEvent checks by hand (docs/api.md 10.1). */
+/** Deeper `data` is refused: every attempt serializes it again (JSON.stringify recurses). */
+export const MAX_DATA_DEPTH = 32;
+
+/**
+ * The body of `POST {p}/events` and `event send` (docs/api.md 10.1): exactly these three members.
+ * `data` is the platform's own JSON and reaches the receivers as sent, so it is KeptAsSent, never
+ * copied (keys such as `constructor` included).
+ */
 export class EventBodyDto {
   @ApiProperty({ enum: EVENT_FIELDS })
-  type: string;
+  @IsIn(EVENT_FIELDS, { message: `must be one of ${EVENT_FIELDS.join(', ')}` })
+  type: EventType;
 
   @ApiProperty({ type: 'integer', minimum: 1, description: 'The organization id' })
+  @PositiveInteger()
   organization: number;
 
   @ApiProperty({
@@ -14,6 +26,7 @@ export class EventBodyDto {
     additionalProperties: true,
     description: 'Any JSON object, delivered as sent; for card.updated `{"card", "status"}`, as the event catalogue (the webhooks) says',
   })
+  @JsonObjectAsSent({ maxDepth: MAX_DATA_DEPTH })
   data: Record<string, unknown>;
 }
 

@@ -1,6 +1,6 @@
 import { IsIn, ValidateBy } from 'class-validator';
 import { DEFAULT_PAGE_LIMIT, PageCursor, PageLimit } from '../../../common/page-query.dto';
-import { MomentParameter, QueryParameter } from '../../../common/query-parameter';
+import { MomentParameter, QueryParameter } from '../../../common/validation/query-parameter';
 import { SENT_EVENT_TYPES, SentEventType } from '../../../event-types/event-types';
 import { DELIVERY_STATES, DeliveryState } from '../../delivery.model';
 

@@ -1,23 +1,28 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsoMoment, Optional, Required } from '../../../common/validation/validation.decorators';
 
-// The body and answer of docs/api.md 10.14, as the OpenAPI document describes them: the body is
-// read by parseRecoveryRequest, and DeliveryRecoveryService returns plain objects of the answer's type.
+// The body and answer of docs/api.md 10.14: the body's rules and its OpenAPI description, and the
+// answer's type, of which DeliveryRecoveryService returns plain objects.
 
+/** A moment of the window, ISO 8601 with Z or an offset. */
+const WindowMoment = (description: string, { required }: { required: boolean }) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({ type: 'string', format: 'date-time', description }),
+    required ? Required() : Optional(),
+    IsoMoment(),
+  );
+
+/** `{"since"}` or `{"since", "until"}`; that the window lies within the deliveries kept is recoveryWindowOf's to say. */
 export class RecoverDeliveriesDto {
-  @ApiProperty({
-    type: 'string',
-    format: 'date-time',
-    description:
-      'Recover the failed deliveries created at or after this moment (ISO 8601 with Z or an offset; within DELIVERY_RETENTION_DAYS)',
-  })
-  since: string;
+  @WindowMoment(
+    'Recover the failed deliveries created at or after this moment (ISO 8601 with Z or an offset; within DELIVERY_RETENTION_DAYS)',
+    { required: true },
+  )
+  since: Date;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    format: 'date-time',
-    description: 'And before this moment (not in the future; after since); default now',
-  })
-  until?: string;
+  @WindowMoment('And before this moment (not in the future; after since); default now', { required: false })
+  until?: Date;
 }
 
 export class RecoveredDeliveriesDto {

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../../test/support/unit/domain-errors';
-import { DeliveryIdPipe } from './delivery-id.pipe';
+import { DeliveryPipe } from './delivery-log.pipes';
 
-describe('DeliveryIdPipe (docs/api.md 10.7)', () => {
-  const sut = new DeliveryIdPipe();
+describe('DeliveryPipe: the delivery id (docs/api.md 10.7)', () => {
+  const id = (id: string) => new DeliveryPipe().transform({ params: { name: 'hook', id }, query: {}, body: undefined, headers: {} }).id;
 
   it.each([
     ['1', 1],
     ['42', 42],
     ['2147483648', 2_147_483_648],
     ['9007199254740991', Number.MAX_SAFE_INTEGER],
-  ])('returns the number %s', (id, number) => {
-    expect(sut.transform(id)).toBe(number);
+  ])('returns the number %s', (given, number) => {
+    expect(id(given)).toBe(number);
   });
 
   it.each([
@@ -27,7 +27,7 @@ describe('DeliveryIdPipe (docs/api.md 10.7)', () => {
     ['a space', ' 1'],
     ['a trailing space', '1 '],
     ['a trailing newline', '1\n'],
-  ])('answers %s 404 not found, as an unknown id', (_, id) => {
-    expect(thrownBy(() => sut.transform(id))).toEqual({ status: 404, body: { code: 'not found' } });
+  ])('answers %s 404 not found, as an unknown id', (_, given) => {
+    expect(thrownBy(() => id(given))).toEqual({ status: 404, body: { code: 'not found' } });
   });
 });

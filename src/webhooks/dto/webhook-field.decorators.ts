@@ -1,37 +1,40 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
+import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { Errors } from '../../common/domain-error';
+import { answeredWith, Optional, Required } from '../../common/validation/validation.decorators';
 import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
 import { headerProblems, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 
-const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
-const given = (_: object, value: unknown) => value !== undefined;
-const givenNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
+/*
+ * A webhook's fields as its bodies take them (docs/api.md 5, 10.10, 10.13, 10.15): each its
+ * OpenAPI description and its rules, from common/validation's building blocks.
+ */
 
-/** A required member must be present; a present null is then a type error ("must be a string"). */
-const Present = () =>
-  ValidateBy({ name: 'isPresent', validator: { validate: (value) => value !== undefined, defaultMessage: () => 'is required' } });
+const NAME_RULE = `must match ${WEBHOOK_NAME_PATTERN.source}`;
+/** Every problem of a name answers 400 `invalid name` (docs/api.md 5, "Which 400 code"), before any other of its body. */
+const INVALID_NAME = answeredWith(Errors.invalidName, NAME_RULE);
 
 const nameDoc = { type: String, pattern: WEBHOOK_NAME_PATTERN.source, example: 'payments-prod' };
 const urlDoc = { type: String, format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://hooks.example.com/platform' };
 
-/** A webhook name in a body; `required` makes a missing one an error. */
+/** A webhook name, in a path or a body; `required` makes a missing one an error (`name: is required`). */
 export const WebhookNameField = ({ required }: { required: boolean }) =>
   applyDecorators(
     required ? ApiProperty(nameDoc) : ApiPropertyOptional(nameDoc),
-    required ? Present() : ValidateIf(given),
-    IsString({ message: NAME_RULE }),
-    Matches(WEBHOOK_NAME_PATTERN, { message: NAME_RULE }),
+    required ? Required(answeredWith(Errors.invalidName)) : Optional(),
+    IsString(INVALID_NAME),
+    Matches(WEBHOOK_NAME_PATTERN, INVALID_NAME),
   );
 
-/** A URL string: its URL rules are checked after the shape, by the pipe. */
+/** A URL string: its URL rules are checked after the shape, by the route's pipe. */
 export const UrlField = ({ required = false, nullable = false } = {}) =>
   applyDecorators(
     required ? ApiProperty(urlDoc) : ApiPropertyOptional({ ...urlDoc, nullable }),
-    required ? Present() : ValidateIf(nullable ? givenNotNull : given),
+    required ? Required() : Optional({ nullable }),
     IsString({ message: 'must be a string' }),
   );
 
@@ -40,7 +43,7 @@ export const GroupField = (type: () => new () => object, { nullable = false } = 
   applyDecorators(
     // Written as a `type` property: Swagger recognizes lazy types by that function name.
     ApiPropertyOptional({ type: () => type(), nullable }),
-    ValidateIf(nullable ? givenNotNull : given),
+    Optional({ nullable }),
     IsObject({ message: 'must be an object' }),
     ValidateNested(),
     Type(type),
@@ -60,7 +63,7 @@ export const RateLimitField = ({ nullable = false } = {}) =>
         'At most this many deliveries a second reach the webhook, from every instance together' +
         (nullable ? '; null removes the limit' : ''),
     }),
-    ValidateIf(nullable ? givenNotNull : given),
+    Optional({ nullable }),
     IsInt({ message: RATE_LIMIT_RULE }),
     Min(MIN_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
     Max(MAX_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
@@ -97,7 +100,7 @@ export const EventsField = ({ nullable = false } = {}) =>
         'The event types the webhook takes: types, or a group wildcard (transaction.*, card.*, user.*); absent, every type' +
         (nullable ? '; null takes every type again' : ''),
     }),
-    ValidateIf(nullable ? givenNotNull : given),
+    Optional({ nullable }),
     ValidateBy({
       name: 'isEventSubscriptions',
       validator: { validate: (value) => eventsProblem(value) === undefined, defaultMessage: (args) => eventsProblem(args?.value) ?? '' },
@@ -131,7 +134,7 @@ export const HeadersField = ({ nullable = false } = {}) =>
         'at most 8192 characters of values together' +
         (nullable ? '. Merged: a null member removes that header (names match case-insensitively), null removes them all' : ''),
     } as ApiPropertyOptions),
-    ValidateIf(nullable ? givenNotNull : given),
+    Optional({ nullable }),
     ValidateBy({
       name: 'isCustomHeaders',
       validator: {

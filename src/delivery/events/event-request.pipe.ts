@@ -1,0 +1,13 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import type { RequestParts } from '../../common/validation/request-input';
+import { idempotencyKeyOf, IncomingEvent, parseIncomingEvent } from './incoming-event';
+
+/** `POST {p}/events` (docs/api.md 10.1): the body (the parser `event send` calls too), then the Idempotency-Key. */
+@Injectable()
+export class EventRequestPipe implements PipeTransform<RequestParts, { event: IncomingEvent; idempotencyKey?: string }> {
+  transform({ body, headers }: RequestParts) {
+    const event = parseIncomingEvent(body);
+    // Node joins a repeated header into one string (only set-cookie is kept as a list).
+    return { event, idempotencyKey: idempotencyKeyOf(headers['idempotency-key'] as string | undefined) };
+  }
+}
