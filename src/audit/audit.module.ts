@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PageCursors } from '../crypto/page-cursors';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuditController } from './audit.controller';
 import { AuditRetention } from './audit-retention';
@@ -16,7 +15,7 @@ import { AuditEntryEntity } from './entities/audit-entry.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntryEntity]), RateLimitModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditRetention, PageCursors],
+  providers: [AuditRepository, AuditService, AuditRetention],
   exports: [AuditRepository],
 })
 export class AuditModule {}

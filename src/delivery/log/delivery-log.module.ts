@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../../audit/audit.module';
+import { RateLimitModule } from '../../rate-limit/rate-limit.module';
+import { WebhooksModule } from '../../webhooks/webhooks.module';
+import { DispatchModule } from '../dispatch/dispatch.module';
+import { EventsModule } from '../events/events.module';
+import { DeliveryActionsService } from './delivery-actions.service';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryLogService } from './delivery-log.service';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+
+/** What the admin console reads and does (docs/api.md 10.7, 10.10): a webhook's delivery log, replay, test and enable. */
+@Module({
+  imports: [EventsModule, DispatchModule, WebhooksModule, AuditModule, RateLimitModule],
+  controllers: [WebhookDeliveriesController],
+  providers: [DeliveryLogService, DeliveryActionsService, DeliveryLogRepository],
+})
+export class DeliveryLogModule {}
