@@ -9,6 +9,9 @@ import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { DeliveryModule } from './delivery/delivery.module';
+import { EventsModule } from './delivery/events/events.module';
+import { DeliveryLogModule } from './delivery/log/delivery-log.module';
+import { RecoveryModule } from './delivery/recovery/recovery.module';
 import { HealthModule } from './health/health.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { GracefulShutdown } from './http/graceful-shutdown';
@@ -16,8 +19,11 @@ import { LoggingModule } from './logging/logging.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-/** The feature modules served under API_PREFIX; /health and /docs stay at the root. */
-const API_MODULES = [WebhooksModule, CardsModule, DeliveryModule, AuditModule];
+/**
+ * The modules whose controllers are served under API_PREFIX (a route prefix is a module's own, not
+ * its imports': the delivery feature's controllers are its parts'); /health and /docs stay at the root.
+ */
+const API_MODULES = [WebhooksModule, CardsModule, EventsModule, DeliveryLogModule, RecoveryModule, AuditModule];
 
 /** The HTTP service, for one validated configuration and the process's logger. */
 @Module({})
@@ -33,6 +39,7 @@ export class AppModule {
         AuthModule,
         HealthModule,
         MonitoringModule,
+        DeliveryModule,
         ...API_MODULES,
         // A route prefix rather than a global prefix: Nest's not-found handler then covers
         // every path, so unknown routes outside the prefix also answer {"code":"not found"}.

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PageCursors } from '../crypto/page-cursors';
 import { IdentityModule } from '../identity/identity.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuditController } from './audit.controller';
@@ -18,7 +17,7 @@ import { AuditEntryEntity } from './entities/audit-entry.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntryEntity]), RateLimitModule, IdentityModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditTrail, AuditService, AuditRetention, PageCursors],
+  providers: [AuditRepository, AuditTrail, AuditService, AuditRetention],
   exports: [AuditTrail],
 })
 export class AuditModule {}

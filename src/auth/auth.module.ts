@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { RouteMetadataReflector } from '../common/route-metadata.reflector';
 import { IdentityModule } from '../identity/identity.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ActingInterceptor } from './acting.interceptor';
@@ -9,12 +8,12 @@ import { Authenticator } from './authenticator';
 import { PlatformKeyUses } from './platform-key-uses';
 
 @Module({
+  // RateLimitModule also gives the guard its RouteMetadataReflector: one cache for every guard.
   imports: [IdentityModule, RateLimitModule],
   // The guard is also a provider of its own: authenticatedBody (app.setup.ts) admits with it.
   providers: [
     Authenticator,
     PlatformKeyUses,
-    RouteMetadataReflector,
     AuthGuard,
     { provide: APP_GUARD, useExisting: AuthGuard },
     { provide: APP_INTERCEPTOR, useClass: ActingInterceptor },

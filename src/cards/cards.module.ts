@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DeliveryModule } from '../delivery/delivery.module';
+import { EventsModule } from '../delivery/events/events.module';
 import { IdentityModule } from '../identity/identity.module';
 import { CardsController } from './cards.controller';
 import { CardsRepository } from './cards.repository';
@@ -10,7 +10,7 @@ import { IssuerEntity } from './entities/issuer.entity';
 import { IssuerPort, StoredCredentialsIssuer } from './issuer.port';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CardEntity, IssuerEntity]), IdentityModule, DeliveryModule],
+  imports: [TypeOrmModule.forFeature([CardEntity, IssuerEntity]), IdentityModule, EventsModule],
   controllers: [CardsController],
   providers: [CardsService, CardsRepository, { provide: IssuerPort, useClass: StoredCredentialsIssuer }],
   exports: [CardsService],

@@ -5,7 +5,8 @@ import { CardsModule } from '../cards/cards.module';
 import { ConfigModule } from '../config/config.module';
 import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
-import { DeliveryModule } from '../delivery/delivery.module';
+import { EventsModule } from '../delivery/events/events.module';
+import { RecoveryModule } from '../delivery/recovery/recovery.module';
 import { IdentityModule } from '../identity/identity.module';
 import { LoggingModule } from '../logging/logging.module';
 import { createPino } from '../logging/pino.provider';
@@ -41,7 +42,9 @@ export class CliModule {
         CryptoModule,
         IdentityModule,
         CardsModule,
-        DeliveryModule,
+        // The parts of delivery whose services the commands call (event send, webhook recover).
+        EventsModule,
+        RecoveryModule,
       ],
       providers: [
         MigrateCommand,

@@ -5,11 +5,11 @@ import { AUTH_FAILURES_PER_ADDRESS, CLIENT_ENV, expectRateLimited, PER_WALLET_TO
 import { TestApp } from '../support/test-app';
 
 /*
- * The limits around authentication (README, security notes): failed authentications per client
- * address, checked before any credential is looked up, with X-Forwarded-For honoured only from
- * TRUSTED_PROXIES; and card provisioning requests per wallet token. In memory here; shared
- * through Redis in redis-rate-limit.e2e-spec.ts. Each test has its own instance: a blocked
- * address stays blocked for the window.
+ * The limits around authentication (docs/decisions.md, *Limits around authentication*): failed
+ * authentications per client address, checked before any credential is looked up, with
+ * X-Forwarded-For honoured only from TRUSTED_PROXIES; and card provisioning requests per wallet
+ * token. In memory here; shared through Redis in redis-rate-limit.e2e-spec.ts. Each test has its
+ * own instance: a blocked address stays blocked for the window.
  */
 
 const WEBHOOKS = '/api/webhook';

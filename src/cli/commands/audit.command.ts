@@ -1,6 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { IdentityService } from '../../identity/identity.service';
-import { parseLimit, printResult } from '../cli-output';
+import { parseLimit } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -1,7 +1,8 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CardsService } from '../../cards/cards.service';
 import { CARD_STATUSES, CardStatus } from '../../cards/entities/card.entity';
-import { parseChoice, parseId, parseText, printResult, secretArgument, UsageError } from '../cli-output';
+import { parseChoice, parseId, parseText, secretArgument, UsageError } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -2,7 +2,8 @@ import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { EventIngest } from '../../delivery/events/event-ingest.service';
 import { idempotencyKeyOf, parseIncomingEvent } from '../../delivery/events/incoming-event';
-import { parseId, parseText, printResult } from '../cli-output';
+import { parseId, parseText } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

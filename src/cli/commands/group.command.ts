@@ -1,4 +1,4 @@
-import { UsageError } from '../cli-output';
+import { UsageError } from '../cli-options';
 import { OperatorCommand } from './operator-command';
 
 /** A command that only groups subcommands (`org`, `session`, ...): run alone, it is a usage error. */

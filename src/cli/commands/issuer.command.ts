@@ -1,6 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CardsService } from '../../cards/cards.service';
-import { parseText, printResult } from '../cli-output';
+import { parseText } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -1,7 +1,8 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { ROLES, Role } from '../../identity/entities/member.entity';
 import { IdentityService } from '../../identity/identity.service';
-import { parseChoice, parseId, printResult } from '../cli-output';
+import { parseChoice, parseId } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -1,6 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { IdentityService } from '../../identity/identity.service';
-import { parseDays, parseId, parseIdList, parseText, printResult, secretArgument, UsageError } from '../cli-output';
+import { parseDays, parseId, parseIdList, parseText, secretArgument, UsageError } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

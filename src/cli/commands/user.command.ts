@@ -1,7 +1,8 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { InvalidArgumentError } from 'commander';
 import { IdentityService } from '../../identity/identity.service';
-import { parseText, printResult } from '../cli-output';
+import { parseText } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -1,6 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { DEFAULT_WALLET_TOKEN_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
-import { parseId, parseSeconds, parseText, printResult, secretArgument } from '../cli-output';
+import { parseId, parseSeconds, parseText, secretArgument } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

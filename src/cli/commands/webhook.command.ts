@@ -4,7 +4,8 @@ import { ISO_MOMENT_RULE, parseIsoMoment } from '../../common/iso-moment';
 import { DeliveryRecoveryService } from '../../delivery/recovery/delivery-recovery.service';
 import { IdentityService } from '../../identity/identity.service';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
-import { parseId, printResult } from '../cli-output';
+import { parseId } from '../cli-options';
+import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
 import { OperatorCommand } from './operator-command';
 

@@ -71,7 +71,7 @@ const oldestDue = (lane: number) =>
      ORDER BY d.next_attempt_at LIMIT 1)`;
 
 /** Every due webhook: its oldest due delivery of each lane is one seek of ix_deliveries_webhook_lane_due, whatever its backlog. */
-const SCAN = `SELECT * FROM (
+export const SCAN = `SELECT * FROM (
   SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
          ${HealthSql.breakerOpenUntil} AS breakerOpenUntil, ${HealthSql.rateNextAt} AS rateNextAt,
          ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt
@@ -80,7 +80,7 @@ const SCAN = `SELECT * FROM (
  WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?`;
 
 /** The operator's view of the queue (DeliveryQueue.stats): the scan's due webhooks seek one row each. */
-const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
+export const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
        (SELECT MIN(CASE WHEN scan.freshDueAt <= ? AND (scan.retryDueAt IS NULL OR scan.freshDueAt < scan.retryDueAt) THEN scan.freshDueAt
                         ELSE scan.retryDueAt END)
           FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,

@@ -6,7 +6,7 @@ import { UnitOfWork } from '../../database/unit-of-work';
  * (OWN_POOLS.dispatch: a claim, a record, a read of targets or bodies and a release at once),
  * so that its claims and records never wait behind the requests in the main pool, at READ
  * COMMITTED so that the claim's locking reads take no gap locks (which would hold off the
- * inserts of new deliveries); on SQLite the one shared connection. Provided by DeliveryModule.
+ * inserts of new deliveries); on SQLite the one shared connection. Provided by DispatchModule.
  */
 export abstract class DispatchDatabase extends Database {}
 

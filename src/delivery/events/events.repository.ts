@@ -65,7 +65,7 @@ const ENABLED = WebhookSql.enabled;
  * no rate limit, the breaker closed, not excluded) are inserted claimed by it (due again at the
  * lease's end). Its parameters: fanOutParams.
  */
-function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
+export function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   const excluded = handoff && handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : '';
   const handedOver = handoff ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND ${HealthSql.breakerClosed}${excluded}` : undefined;
   const due = handedOver ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${handedOver} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;

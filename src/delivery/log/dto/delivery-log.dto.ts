@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { TEST_EVENT } from '../../../event-types/event-types';
 import { DELIVERY_STATES, DeliveryState } from '../../delivery.model';
 
-// The answers of docs/api.md 10.7, as the OpenAPI document describes them: DeliveryLogService
-// and DeliveryActionsService return plain objects of these types.
+// The answers of docs/api.md 10.7, as the OpenAPI document describes them: DeliveryLogService,
+// DeliveryReplayService and WebhookTestService return plain objects of these types.
 
 export class AttemptDto {
   @ApiProperty({ format: 'date-time' })

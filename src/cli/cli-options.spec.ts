@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseDays, parseIdList, parseLimit } from './cli-output';
+import { parseDays, parseIdList, parseLimit } from './cli-options';
 
 describe('CLI option parsers (docs/api.md 8)', () => {
   describe('parseIdList (--org 1,2)', () => {

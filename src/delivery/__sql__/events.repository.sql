@@ -1,0 +1,51 @@
+-- Written by src/delivery/delivery-sql.spec.ts (`npm run test:unit -- -u`): what delivery sends the database.
+
+-- fan-out: every webhook that takes the type (an event written with a change): mysql, sqlite
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN w.disabled_at IS NULL THEN ? END, NULL, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
+
+-- fan-out: the enabled webhooks but one (webhook.disabled): mysql, sqlite
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN w.disabled_at IS NULL THEN ? END, NULL, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0) AND w.disabled_at IS NULL AND w.id <> ?;
+
+-- fan-out: handed over to this instance: mysql, sqlite
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
+
+-- fan-out: handed over, two webhooks left out: mysql, sqlite
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? END, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
+
+-- insert: ingest's group commit of one event handed over, as one script: mysql
+SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id LOCK IN SHARE MODE;
+
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
+
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
+
+SELECT id, webhook_id AS webhookId, event_id AS eventId FROM deliveries
+               WHERE claim_token = ? AND event_id IN (?);
+
+-- insert: ingest's group commit of one event handed over, as one script: sqlite
+SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id;
+
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
+
+INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+      FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
+     WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
+
+SELECT id, webhook_id AS webhookId, event_id AS eventId FROM deliveries
+               WHERE claim_token = ? AND event_id IN (?);
