@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../../audit/audit.module';
+import { MetricsModule } from '../../metrics/metrics.module';
 import { RateLimitModule } from '../../rate-limit/rate-limit.module';
 import { WebhooksModule } from '../../webhooks/webhooks.module';
 import { DispatchModule } from '../dispatch/dispatch.module';
@@ -12,7 +13,7 @@ import { WebhookDeliveriesController } from './webhook-deliveries.controller';
 
 /** What the admin console reads and does (docs/api.md 10.7, 10.10): a webhook's delivery log, replay, test and enable. */
 @Module({
-  imports: [EventsModule, DispatchModule, WebhooksModule, AuditModule, RateLimitModule],
+  imports: [EventsModule, DispatchModule, WebhooksModule, AuditModule, RateLimitModule, MetricsModule],
   controllers: [WebhookDeliveriesController],
   providers: [DeliveryLogService, DeliveryReplayService, WebhookTestService, DeliveryLogRepository],
 })
