@@ -4,7 +4,6 @@ import { CliModule } from './cli/cli.module';
 import { failureOf, printFailure } from './cli/cli-output';
 import { AppConfig, loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
-import { actingAs, OPERATOR } from './identity/actor';
 
 /**
  * `node dist/cli.js <command> [options]` (docs/api.md 8). Success: one JSON object on stdout, exit 0.
@@ -46,8 +45,7 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   try {
-    // Whatever a command changes, the operator changed (the audit trails, docs/api.md 8, 10.9).
-    await actingAs(OPERATOR, () => CommandFactory.runApplication(app));
+    await CommandFactory.runApplication(app);
   } finally {
     await app.close();
   }

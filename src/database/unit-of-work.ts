@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../common/actor';
 import { Database } from './database';
 import type { SqlDialect } from './sql-dialect';
 import type { SqlExecutor } from './sql-executor';
@@ -9,6 +10,8 @@ import type { SqlExecutor } from './sql-executor';
  */
 export interface Transaction extends SqlExecutor {
   readonly dialect: SqlDialect;
+  /** Who makes the change (AuditTrail records it); undefined for work that records no change of anyone's. */
+  readonly actor?: Actor;
   /**
    * Runs `effect` once the transaction has committed (waking a dispatcher, counting a metric):
    * never after a rollback, nor for an attempt undone by a deadlock and run again.
@@ -31,24 +34,29 @@ export class UnitOfWork {
   constructor(private readonly db: Database) {}
 
   /**
-   * `readCommitted` (MySQL): the transaction's locking reads take no gap locks (the queue's claim,
-   * a recovery's batches), whatever the pool's sessions are set to.
+   * `actor`: who makes the change, for its audit entry. `readCommitted` (MySQL): the transaction's
+   * locking reads take no gap locks (the queue's claim, a recovery's batches), whatever the pool's
+   * sessions are set to.
    */
-  async run<T>(work: (tx: Transaction) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+  async run<T>(work: (tx: Transaction) => Promise<T>, options: { actor?: Actor; readCommitted?: boolean } = {}): Promise<T> {
     let effects: (() => void)[] = [];
-    const result = await this.db.transaction((statements) => {
-      // A deadlock's victim runs again from here: what its undone attempt queued goes with it.
-      effects = [];
-      return work(transactionOn(statements, this.db.dialect, effects));
-    }, options);
+    const result = await this.db.transaction(
+      (statements) => {
+        // A deadlock's victim runs again from here: what its undone attempt queued goes with it.
+        effects = [];
+        return work(transactionOn(statements, this.db.dialect, effects, options.actor));
+      },
+      { readCommitted: options.readCommitted },
+    );
     for (const effect of effects) effect();
     return result;
   }
 }
 
-function transactionOn(statements: SqlExecutor, dialect: SqlDialect, effects: (() => void)[]): Transaction {
+function transactionOn(statements: SqlExecutor, dialect: SqlDialect, effects: (() => void)[], actor: Actor | undefined): Transaction {
   return {
     dialect,
+    actor,
     select: (sql, params) => statements.select(sql, params),
     execute: (sql, params) => statements.execute(sql, params),
     insert: (sql, params) => statements.insert(sql, params),

@@ -1,3 +1,4 @@
+import { actorOf } from '../common/actor';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, type Mocked, vi } from 'vitest';
 import type { Test } from 'supertest';
 import { ALLOWED_ORIGIN, ControllerContext, controllerSetup, OWNER } from '../../test/support/unit/controller-setup';
@@ -93,7 +94,7 @@ describe('WebhooksController', () => {
         status: 201,
         body: { name: 'w', url: HOOK, secret: 'whsec_x' },
       });
-      expect(webhooks.create).toHaveBeenCalledWith(OWNER.organizationId, 'w', DRAFT);
+      expect(webhooks.create).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', DRAFT);
     });
   });
 
@@ -110,7 +111,7 @@ describe('WebhooksController', () => {
 
     it('creates or replaces the named webhook and answers 200', async () => {
       expect((await app.http().post('/webhook').send({ name: 'w', url: HOOK })).status).toBe(200);
-      expect(webhooks.replace).toHaveBeenCalledWith(OWNER.organizationId, 'w', DRAFT);
+      expect(webhooks.replace).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', DRAFT);
     });
   });
 
@@ -131,7 +132,10 @@ describe('WebhooksController', () => {
 
     it('hands the service the name and the patch', async () => {
       expect((await app.http().patch('/webhook/w').send({ url: HOOK, card: null })).status).toBe(200);
-      expect(webhooks.update).toHaveBeenCalledWith(OWNER.organizationId, 'w', { url: DRAFT.url, events: { 'card.updated': null } });
+      expect(webhooks.update).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', {
+        url: DRAFT.url,
+        events: { 'card.updated': null },
+      });
     });
   });
 
@@ -150,7 +154,7 @@ describe('WebhooksController', () => {
 
     it('rotates with a day of grace when no body is sent', async () => {
       expect((await app.http().post('/webhook/w/secret/rotate')).status).toBe(200);
-      expect(webhooks.rotateSecret).toHaveBeenCalledWith(OWNER.organizationId, 'w', 86_400);
+      expect(webhooks.rotateSecret).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', 86_400);
     });
   });
 
@@ -173,8 +177,8 @@ describe('WebhooksController', () => {
     it('deletes the named webhook, from the path or the legacy body, and answers {"code":"ok"}', async () => {
       expect(await answer(app.http().delete('/webhook/w'))).toEqual({ status: 200, body: { code: 'ok' } });
       expect(await answer(app.http().delete('/webhook').send({ name: 'v' }))).toEqual({ status: 200, body: { code: 'ok' } });
-      expect(webhooks.remove).toHaveBeenCalledWith(OWNER.organizationId, 'w');
-      expect(webhooks.removeIfExists).toHaveBeenCalledWith(OWNER.organizationId, 'v');
+      expect(webhooks.remove).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w');
+      expect(webhooks.removeIfExists).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'v');
     });
   });
 

@@ -1,3 +1,4 @@
+import { actorOf } from '../common/actor';
 import { Controller, Delete, Get, Header, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
 import {
   ApiBody,
@@ -87,7 +88,7 @@ export class WebhooksController {
     503: ['dns unavailable', 'unavailable'],
   })
   createWebhook(@Caller() caller: SessionCaller, @RequestInput(CreateWebhookPipe) { name, draft }: NamedDraft) {
-    return this.webhooks.create(caller.organizationId, name, draft);
+    return this.webhooks.create(caller.organizationId, actorOf(caller), name, draft);
   }
 
   @Post()
@@ -103,7 +104,7 @@ export class WebhooksController {
     503: ['dns unavailable', 'unavailable'],
   })
   replaceWebhook(@Caller() caller: SessionCaller, @RequestInput(ReplaceWebhookPipe) { name, draft }: NamedDraft) {
-    return this.webhooks.replace(caller.organizationId, name, draft);
+    return this.webhooks.replace(caller.organizationId, actorOf(caller), name, draft);
   }
 
   @Patch(':name')
@@ -121,7 +122,7 @@ export class WebhooksController {
     503: ['dns unavailable', 'unavailable'],
   })
   updateWebhook(@Caller() caller: SessionCaller, @RequestInput(UpdateWebhookPipe) { name, patch }: { name: string; patch: WebhookPatch }) {
-    return this.webhooks.update(caller.organizationId, name, patch);
+    return this.webhooks.update(caller.organizationId, actorOf(caller), name, patch);
   }
 
   @Post(':name/secret/rotate')
@@ -141,7 +142,7 @@ export class WebhooksController {
     @Caller() caller: SessionCaller,
     @RequestInput(RotateSecretPipe) { name, graceSeconds }: { name: string; graceSeconds: number },
   ) {
-    return this.webhooks.rotateSecret(caller.organizationId, name, graceSeconds);
+    return this.webhooks.rotateSecret(caller.organizationId, actorOf(caller), name, graceSeconds);
   }
 
   @Delete(':name')
@@ -150,7 +151,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: DeleteResultDto })
   @ApiErrorResponses({ 400: ['invalid name'], 403: WRITE_FORBIDDEN, 404: ['not found'] })
   async deleteWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
-    await this.webhooks.remove(caller.organizationId, name);
+    await this.webhooks.remove(caller.organizationId, actorOf(caller), name);
     return DELETED;
   }
 
@@ -165,7 +166,7 @@ export class WebhooksController {
     415: ['unsupported media type'],
   })
   async deleteWebhookByBody(@Caller() caller: SessionCaller, @RequestInput(DeleteWebhookByBodyPipe) name: string) {
-    await this.webhooks.removeIfExists(caller.organizationId, name);
+    await this.webhooks.removeIfExists(caller.organizationId, actorOf(caller), name);
     return DELETED;
   }
 }

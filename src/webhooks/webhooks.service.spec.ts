@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { unitOfWork } from '../../test/support/unit/unit-of-work';
+import { actorOf } from '../common/actor';
 import type { AuditTrail } from '../audit/audit-trail';
 import type { AppConfig } from '../config/app-config';
 import type { SealedSecret, SecretBox } from '../crypto/secret-box';
@@ -41,7 +42,13 @@ function setUp({ exists = true } = {}) {
     delete: inTx('delete', undefined),
     deleteSourceIfEmpty: inTx('deleteSourceIfEmpty', undefined),
   };
-  const audit = { record: inTx('audit', undefined) };
+  const actors: unknown[] = [];
+  const audit = {
+    record: async (tx: { actor?: unknown }) => {
+      calls.push(['audit', tx]);
+      actors.push(tx.actor);
+    },
+  };
   const secrets = { seal: () => SEALED, open: () => 'secret' };
   const service = new WebhooksService(
     webhooks as unknown as WebhooksRepository,
@@ -57,49 +64,57 @@ function setUp({ exists = true } = {}) {
     expect(new Set(made.map(([, tx]) => tx)).size).toBe(1);
     return made.map(([name]) => name);
   };
-  return { service, inTransaction };
+  return { service, inTransaction, audited: () => actors };
 }
+
+const USER = actorOf({ userId: 7 });
 
 describe('WebhooksService: each write is one unit of work', () => {
   it('creates under the source lock, checks the name and the cap again, and records the audit entry', async () => {
     const { service, inTransaction } = setUp();
-    await service.create(ORG, 'hook', DRAFT);
+    await service.create(ORG, USER, 'hook', DRAFT);
     expect(inTransaction()).toEqual(['lockSource', 'countWithName', 'insert', 'audit']);
   });
 
   it('replaces an existing webhook under the source lock, answering what it stores now', async () => {
     const { service, inTransaction } = setUp();
-    await service.replace(ORG, 'hook', DRAFT);
+    await service.replace(ORG, USER, 'hook', DRAFT);
     expect(inTransaction()).toEqual(['lockSource', 'findLocked', 'update', 'audit', 'findByName']);
   });
 
   it('creates in a legacy create-or-update when the name is free, after the cap is checked again', async () => {
     const { service, inTransaction } = setUp({ exists: false });
-    await service.replace(ORG, 'hook', DRAFT);
+    await service.replace(ORG, USER, 'hook', DRAFT);
     expect(inTransaction()).toEqual(['lockSource', 'findLocked', 'countWithName', 'insert', 'audit', 'findByName']);
   });
 
   it('patches under the source lock and answers the webhook it updated', async () => {
     const { service, inTransaction } = setUp();
-    await service.update(ORG, 'hook', { events: {} });
+    await service.update(ORG, USER, 'hook', { events: {} });
     expect(inTransaction()).toEqual(['lockSource', 'findLocked', 'update', 'audit', 'findByName']);
   });
 
   it('rotates the secret under the source lock', async () => {
     const { service, inTransaction } = setUp();
-    await service.rotateSecret(ORG, 'hook', 0);
+    await service.rotateSecret(ORG, USER, 'hook', 0);
     expect(inTransaction()).toEqual(['lockSource', 'findLocked', 'setSecrets', 'audit']);
   });
 
   it('deletes under the source lock, the source row going with the last webhook after the audit entry', async () => {
     const { service, inTransaction } = setUp();
-    await service.remove(ORG, 'hook');
+    await service.remove(ORG, USER, 'hook');
     expect(inTransaction()).toEqual(['lockSource', 'findLocked', 'delete', 'audit', 'deleteSourceIfEmpty']);
   });
 
   it('writes nothing and records nothing when there is no such webhook', async () => {
     const { service, inTransaction } = setUp({ exists: false });
-    await service.removeIfExists(ORG, 'hook');
+    await service.removeIfExists(ORG, USER, 'hook');
     expect(inTransaction()).toEqual(['lockSource', 'findLocked']);
+  });
+
+  it("opens the write's unit of work as the caller, whose the audit entry is", async () => {
+    const { service, audited } = setUp();
+    await service.update(ORG, USER, 'hook', { events: {} });
+    expect(audited()).toEqual([USER]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Actor } from '../common/actor';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import { Errors } from '../common/domain-error';
@@ -72,7 +73,7 @@ export class WebhooksService {
     return toWebhookBody(webhook);
   }
 
-  async create(organizationId: number, name: string, draft: WebhookDraft): Promise<CreatedWebhookDto> {
+  async create(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<CreatedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
@@ -83,21 +84,24 @@ export class WebhooksService {
     const columns = columnsOfStored(stored);
     const sealed = this.secrets.seal(secret, signingSecretBinding(organizationId, name));
     const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
-    const outcome = await this.work.run(async (tx) => {
-      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
-      const now = await this.webhooks.countWithName(organizationId, name, tx);
-      if (now.taken) return 'name conflict';
-      if (now.count >= this.max) return 'limit reached';
-      const written = headers?.(null);
-      await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
-      await this.audit.record(tx, {
-        organizationId,
-        action: 'webhook.created',
-        webhook: name,
-        fields: withHeaders(setFields(columns), written?.changed),
-      });
-      return 'created';
-    });
+    const outcome = await this.work.run(
+      async (tx) => {
+        const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
+        const now = await this.webhooks.countWithName(organizationId, name, tx);
+        if (now.taken) return 'name conflict';
+        if (now.count >= this.max) return 'limit reached';
+        const written = headers?.(null);
+        await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
+        await this.audit.record(tx, {
+          organizationId,
+          action: 'webhook.created',
+          webhook: name,
+          fields: withHeaders(setFields(columns), written?.changed),
+        });
+        return 'created';
+      },
+      { actor },
+    );
     if (outcome === 'name conflict') throw Errors.nameConflict();
     if (outcome === 'limit reached') throw Errors.limitReached(this.max);
     return { name, ...toWebhookBody(stored), secret };
@@ -109,7 +113,7 @@ export class WebhooksService {
    * stored now, or creates it with a new secret. Callers racing on one new name are serialized
    * by the source lock, so they all get the secret of the one that created it.
    */
-  async replace(organizationId: number, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
+  async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
     await this.requireResolvable(urlsOf(draft));
@@ -118,32 +122,35 @@ export class WebhooksService {
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
     const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
-    const replaced = await this.work.run(async (tx) => {
-      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
-      const existing = await this.webhooks.findLocked(tx, sourceId, name);
-      if (existing) {
-        const written = headers?.(existing.headers);
-        await this.webhooks.update(tx, existing.id, { ...columns, ...written?.columns });
+    const replaced = await this.work.run(
+      async (tx) => {
+        const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
+        const existing = await this.webhooks.findLocked(tx, sourceId, name);
+        if (existing) {
+          const written = headers?.(existing.headers);
+          await this.webhooks.update(tx, existing.id, { ...columns, ...written?.columns });
+          await this.audit.record(tx, {
+            organizationId,
+            action: 'webhook.updated',
+            webhook: name,
+            fields: withHeaders(changedFields(existing.columns, columns), written?.changed),
+          });
+          return { secret: existing.secret, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
+        }
+        const now = await this.webhooks.countWithName(organizationId, name, tx);
+        if (now.count >= this.max) return 'limit reached';
+        const written = headers?.(null);
+        await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
         await this.audit.record(tx, {
           organizationId,
-          action: 'webhook.updated',
+          action: 'webhook.created',
           webhook: name,
-          fields: withHeaders(changedFields(existing.columns, columns), written?.changed),
+          fields: withHeaders(setFields(columns), written?.changed),
         });
-        return { secret: existing.secret, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
-      }
-      const now = await this.webhooks.countWithName(organizationId, name, tx);
-      if (now.count >= this.max) return 'limit reached';
-      const written = headers?.(null);
-      await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
-      await this.audit.record(tx, {
-        organizationId,
-        action: 'webhook.created',
-        webhook: name,
-        fields: withHeaders(setFields(columns), written?.changed),
-      });
-      return { secret: sealed, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
-    });
+        return { secret: sealed, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
+      },
+      { actor },
+    );
     if (replaced === 'limit reached') throw Errors.limitReached(this.max);
     return { ...toWebhookBody(replaced.webhook), secret: this.secrets.open(replaced.secret, binding) };
   }
@@ -154,25 +161,28 @@ export class WebhooksService {
    * one a concurrent delete-and-create put in its place. The audit entry names only the members
    * whose value changed (docs/api.md 10.9).
    */
-  async update(organizationId: number, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
+  async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
     if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
     await this.requireResolvable(urlsOf(patch));
 
     const changes = columnsOfPatch(patch);
     const headers = patch.headers === undefined ? undefined : this.headersWrite(organizationId, name, { merge: patch.headers });
-    const updated = await this.work.run(async (tx) => {
-      const webhook = await this.lockedWebhook(tx, organizationId, name);
-      if (webhook === undefined) return undefined;
-      const written = headers?.(webhook.headers);
-      await this.webhooks.update(tx, webhook.id, { ...changes, ...written?.columns });
-      await this.audit.record(tx, {
-        organizationId,
-        action: 'webhook.updated',
-        webhook: name,
-        fields: withHeaders(changedFields(webhook.columns, changes), written?.changed),
-      });
-      return this.webhooks.findByName(organizationId, name, tx);
-    });
+    const updated = await this.work.run(
+      async (tx) => {
+        const webhook = await this.lockedWebhook(tx, organizationId, name);
+        if (webhook === undefined) return undefined;
+        const written = headers?.(webhook.headers);
+        await this.webhooks.update(tx, webhook.id, { ...changes, ...written?.columns });
+        await this.audit.record(tx, {
+          organizationId,
+          action: 'webhook.updated',
+          webhook: name,
+          fields: withHeaders(changedFields(webhook.columns, changes), written?.changed),
+        });
+        return this.webhooks.findByName(organizationId, name, tx);
+      },
+      { actor },
+    );
     if (!updated) throw Errors.notFound();
     return { name, ...toWebhookBody(updated) };
   }
@@ -183,51 +193,57 @@ export class WebhooksService {
    * one previous secret is kept. Under the source lock, so concurrent rotations leave exactly
    * one current and one previous secret.
    */
-  async rotateSecret(organizationId: number, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
+  async rotateSecret(organizationId: number, actor: Actor, name: string, graceSeconds: number): Promise<RotatedSecretDto> {
     const secret = newSigningSecret();
     const previousExpiresAt = graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null;
     const current = this.secrets.seal(secret, signingSecretBinding(organizationId, name));
-    const rotated = await this.work.run(async (tx) => {
-      const webhook = await this.lockedWebhook(tx, organizationId, name);
-      if (webhook === undefined) return false;
-      const previous =
-        previousExpiresAt &&
-        this.secrets.seal(
-          this.secrets.open(webhook.secret, signingSecretBinding(organizationId, name)),
-          signingSecretBinding(organizationId, name, 'previous'),
-        );
-      await this.webhooks.setSecrets(tx, webhook.id, current, previous, previousExpiresAt);
-      await this.audit.record(tx, { organizationId, action: 'webhook.secret_rotated', webhook: name, fields: [] });
-      return true;
-    });
+    const rotated = await this.work.run(
+      async (tx) => {
+        const webhook = await this.lockedWebhook(tx, organizationId, name);
+        if (webhook === undefined) return false;
+        const previous =
+          previousExpiresAt &&
+          this.secrets.seal(
+            this.secrets.open(webhook.secret, signingSecretBinding(organizationId, name)),
+            signingSecretBinding(organizationId, name, 'previous'),
+          );
+        await this.webhooks.setSecrets(tx, webhook.id, current, previous, previousExpiresAt);
+        await this.audit.record(tx, { organizationId, action: 'webhook.secret_rotated', webhook: name, fields: [] });
+        return true;
+      },
+      { actor },
+    );
     if (!rotated) throw Errors.notFound();
     return { secret, previousExpiresAt: previousExpiresAt?.toISOString() ?? null };
   }
 
-  async remove(organizationId: number, name: string): Promise<void> {
-    if (!(await this.delete(organizationId, name))) throw Errors.notFound();
+  async remove(organizationId: number, actor: Actor, name: string): Promise<void> {
+    if (!(await this.delete(organizationId, actor, name))) throw Errors.notFound();
   }
 
   /** Legacy delete: clients retry deletes, so an absent webhook is not an error. */
-  async removeIfExists(organizationId: number, name: string): Promise<void> {
-    await this.delete(organizationId, name);
+  async removeIfExists(organizationId: number, actor: Actor, name: string): Promise<void> {
+    await this.delete(organizationId, actor, name);
   }
 
   /**
    * False when there was no such webhook. What other features registered (WebhookRemovals) is
    * done in the same transaction; the source row goes with the last webhook.
    */
-  private delete(organizationId: number, name: string): Promise<boolean> {
-    return this.work.run(async (tx) => {
-      const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: false });
-      if (sourceId === undefined) return false;
-      const webhook = await this.webhooks.findLocked(tx, sourceId, name);
-      if (webhook === undefined) return false;
-      await this.webhooks.delete(tx, webhook.id);
-      await this.audit.record(tx, { organizationId, action: 'webhook.deleted', webhook: name, fields: [] });
-      await this.webhooks.deleteSourceIfEmpty(tx, sourceId);
-      return true;
-    });
+  private delete(organizationId: number, actor: Actor, name: string): Promise<boolean> {
+    return this.work.run(
+      async (tx) => {
+        const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: false });
+        if (sourceId === undefined) return false;
+        const webhook = await this.webhooks.findLocked(tx, sourceId, name);
+        if (webhook === undefined) return false;
+        await this.webhooks.delete(tx, webhook.id);
+        await this.audit.record(tx, { organizationId, action: 'webhook.deleted', webhook: name, fields: [] });
+        await this.webhooks.deleteSourceIfEmpty(tx, sourceId);
+        return true;
+      },
+      { actor },
+    );
   }
 
   /** The organization's webhook named `name`, its source locked first; undefined when there is none. */

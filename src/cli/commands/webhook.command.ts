@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../common/actor';
 import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { ISO_MOMENT_RULE, parseIsoMoment } from '../../common/iso-moment';
@@ -37,7 +38,7 @@ export class WebhookRecoverCommand extends OperatorCommand {
   /** The console's path, run as the operator (cli.ts): the organization's trail records it with actor null, the operator's trail as well. */
   async run(_: string[], { org, name, since, until }: RecoverOptions): Promise<void> {
     await this.identity.requireOrganization(org);
-    printResult(await this.recovery.recover(org, name, until === undefined ? { since } : { since, until }));
+    printResult(await this.recovery.recover(org, OPERATOR, name, until === undefined ? { since } : { since, until }));
   }
 
   @Option({ flags: '--org <id>', description: 'organization id', required: true })

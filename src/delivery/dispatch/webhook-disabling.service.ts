@@ -4,7 +4,7 @@ import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { DISABLED_EVENT } from '../../event-types/event-types';
-import { actingAs, SERVICE } from '../../identity/actor';
+import { type Actor, SERVICE } from '../../common/actor';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
@@ -38,8 +38,8 @@ export class WebhookDisablingService {
    * the Outbox, all in one transaction (10.12). Nothing when it is gone or already disabled.
    */
   async disable(webhookId: number, at: Date): Promise<void> {
-    const disabled = await actingAs(SERVICE, () =>
-      this.work.run(async (tx) => {
+    const disabled = await this.work.run(
+      async (tx) => {
         const webhook = await this.webhooks.disable(tx, webhookId, at);
         if (webhook === undefined) return undefined;
         await this.queue.failPendingOf(tx, webhookId, new Date());
@@ -55,7 +55,8 @@ export class WebhookDisablingService {
           onlyEnabledExcept: webhookId,
         });
         return webhook;
-      }),
+      },
+      { actor: SERVICE },
     );
     if (disabled !== undefined) {
       this.logger.warn(
@@ -70,15 +71,18 @@ export class WebhookDisablingService {
    * run, breaker closed), with the audit entry in the same transaction; an enabled webhook is
    * left as it is. The webhook as read; 404 when there is no such webhook.
    */
-  async enable(organizationId: number, name: string): Promise<WebhookDto> {
-    const found = await this.work.run(async (tx) => {
-      const webhook = await this.webhooks.enable(tx, organizationId, name);
-      if (webhook?.wasDisabled) {
-        await this.health.reset(tx, webhook.id);
-        await this.audit.record(tx, { organizationId, action: 'webhook.enabled', webhook: name, fields: [] });
-      }
-      return webhook;
-    });
+  async enable(organizationId: number, actor: Actor, name: string): Promise<WebhookDto> {
+    const found = await this.work.run(
+      async (tx) => {
+        const webhook = await this.webhooks.enable(tx, organizationId, name);
+        if (webhook?.wasDisabled) {
+          await this.health.reset(tx, webhook.id);
+          await this.audit.record(tx, { organizationId, action: 'webhook.enabled', webhook: name, fields: [] });
+        }
+        return webhook;
+      },
+      { actor },
+    );
     if (found === undefined) throw Errors.notFound();
     return this.webhookReads.get(organizationId, name);
   }

@@ -1,3 +1,4 @@
+import type { Actor } from '../../common/actor';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
@@ -32,19 +33,22 @@ export class DeliveryReplayService {
    * after it (and fails the pending delivery). 404 no such delivery of the webhook; 409
    * cancelled, or the webhook is disabled.
    */
-  async replay(organizationId: number, name: string, id: number): Promise<RetriedDeliveryDto> {
+  async replay(organizationId: number, actor: Actor, name: string, id: number): Promise<RetriedDeliveryDto> {
     const webhook = await enabledWebhook(this.webhooks, organizationId, name);
     const now = new Date();
-    const state = await this.work.run(async (tx) => {
-      const held = await this.webhooks.lockShared(tx, webhook.id);
-      if (held !== 'enabled') return held;
-      const state = await this.log.lockState(tx, webhook.id, id);
-      if (state === undefined || state === 'cancelled') return state;
-      await this.queue.requeue(tx, [id], now, 'fresh');
-      await this.audit.record(tx, { organizationId, action: 'delivery.retried', webhook: name, fields: [] }, now);
-      tx.afterCommit(() => this.dispatch.wake());
-      return state;
-    });
+    const state = await this.work.run(
+      async (tx) => {
+        const held = await this.webhooks.lockShared(tx, webhook.id);
+        if (held !== 'enabled') return held;
+        const state = await this.log.lockState(tx, webhook.id, id);
+        if (state === undefined || state === 'cancelled') return state;
+        await this.queue.requeue(tx, [id], now, 'fresh');
+        await this.audit.record(tx, { organizationId, action: 'delivery.retried', webhook: name, fields: [] }, now);
+        tx.afterCommit(() => this.dispatch.wake());
+        return state;
+      },
+      { actor },
+    );
     if (state === undefined || state === 'gone') throw Errors.notFound();
     if (state === 'disabled') throw Errors.disabled();
     if (state === 'cancelled') throw Errors.cancelled();

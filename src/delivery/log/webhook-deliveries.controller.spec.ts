@@ -1,3 +1,4 @@
+import { actorOf } from '../../common/actor';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, type Mocked, vi } from 'vitest';
 import type { Test } from 'supertest';
 import { ControllerContext, controllerSetup, OWNER } from '../../../test/support/unit/controller-setup';
@@ -104,7 +105,7 @@ describe('WebhookDeliveriesController', () => {
 
     it('replays the delivery and answers 202', async () => {
       expect((await app.http().post('/webhook/w/deliveries/42/retry')).status).toBe(202);
-      expect(replays.replay).toHaveBeenCalledWith(OWNER.organizationId, 'w', 42);
+      expect(replays.replay).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', 42);
     });
   });
 
@@ -123,7 +124,7 @@ describe('WebhookDeliveriesController', () => {
 
     it('sends the test event and answers 202', async () => {
       expect((await app.http().post('/webhook/w/test')).status).toBe(202);
-      expect(tests.send).toHaveBeenCalledWith(OWNER.organizationId, 'w');
+      expect(tests.send).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w');
     });
   });
 
@@ -136,7 +137,7 @@ describe('WebhookDeliveriesController', () => {
 
     it('enables the webhook and answers 200', async () => {
       expect((await app.http().post('/webhook/w/enable')).status).toBe(200);
-      expect(disabling.enable).toHaveBeenCalledWith(OWNER.organizationId, 'w');
+      expect(disabling.enable).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w');
     });
   });
 });

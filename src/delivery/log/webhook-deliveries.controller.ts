@@ -1,3 +1,4 @@
+import { actorOf } from '../../common/actor';
 import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
@@ -67,7 +68,7 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: RetriedDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['cancelled', 'disabled'] })
   retryDelivery(@Caller() caller: SessionCaller, @RequestInput(DeliveryPipe) { name, id }: { name: string; id: number }) {
-    return this.replays.replay(caller.organizationId, name, id);
+    return this.replays.replay(caller.organizationId, actorOf(caller), name, id);
   }
 
   @Post('test')
@@ -77,7 +78,7 @@ export class WebhookDeliveriesController {
   @ApiAcceptedResponse({ type: TestDeliveryDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'], 409: ['disabled'] })
   testWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
-    return this.tests.send(caller.organizationId, name);
+    return this.tests.send(caller.organizationId, actorOf(caller), name);
   }
 
   @Post('enable')
@@ -86,6 +87,6 @@ export class WebhookDeliveriesController {
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrorResponses({ 403: ['forbidden origin', 'no organization', 'no permission'] })
   enableWebhook(@Caller() caller: SessionCaller, @RequestInput(WebhookNamePipe) name: string) {
-    return this.disabling.enable(caller.organizationId, name);
+    return this.disabling.enable(caller.organizationId, actorOf(caller), name);
   }
 }

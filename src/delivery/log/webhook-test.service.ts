@@ -1,3 +1,4 @@
+import type { Actor } from '../../common/actor';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
@@ -35,20 +36,23 @@ export class WebhookTestService {
    * first) or after it (and fails the pending delivery): never a pending delivery on a disabled
    * webhook. 404 when the webhook is gone.
    */
-  async send(organizationId: number, name: string): Promise<TestDeliveryDto> {
+  async send(organizationId: number, actor: Actor, name: string): Promise<TestDeliveryDto> {
     const webhook = await enabledWebhook(this.webhooks, organizationId, name);
     const { event } = newEvent(this.secrets, organizationId, TEST_EVENT, { webhook: name });
-    const deliveryId = await this.work.run(async (tx) => {
-      const held = await this.webhooks.lockShared(tx, webhook.id);
-      if (held !== 'enabled') return held;
-      const id = await this.events.insertForWebhook(tx, event, webhook.id);
-      await this.audit.record(tx, { organizationId, action: 'webhook.tested', webhook: name, fields: [] }, event.createdAt);
-      tx.afterCommit(() => {
-        this.metrics.eventAccepted(TEST_EVENT, 'console');
-        this.dispatch.wake();
-      });
-      return id;
-    });
+    const deliveryId = await this.work.run(
+      async (tx) => {
+        const held = await this.webhooks.lockShared(tx, webhook.id);
+        if (held !== 'enabled') return held;
+        const id = await this.events.insertForWebhook(tx, event, webhook.id);
+        await this.audit.record(tx, { organizationId, action: 'webhook.tested', webhook: name, fields: [] }, event.createdAt);
+        tx.afterCommit(() => {
+          this.metrics.eventAccepted(TEST_EVENT, 'console');
+          this.dispatch.wake();
+        });
+        return id;
+      },
+      { actor },
+    );
     if (deliveryId === 'disabled') throw Errors.disabled();
     if (deliveryId === 'gone') throw Errors.notFound();
     return { id: deliveryId, event: { id: event.id, type: TEST_EVENT } };

@@ -1,3 +1,4 @@
+import type { Actor } from '../../common/actor';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
@@ -44,7 +45,13 @@ export class DeliveryRecoveryService {
    * 409 a disabled webhook. The audit entry is the actor's (a user's; the operator's, from the
    * CLI, is in the operator's trail too).
    */
-  async recover(organizationId: number, name: string, request: RecoveryRequest, idempotencyKey?: string): Promise<RecoveredDeliveriesDto> {
+  async recover(
+    organizationId: number,
+    actor: Actor,
+    name: string,
+    request: RecoveryRequest,
+    idempotencyKey?: string,
+  ): Promise<RecoveredDeliveriesDto> {
     const requestedAt = new Date();
     const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const webhook = await this.webhooks.findIdentity(organizationId, name);
@@ -56,27 +63,30 @@ export class DeliveryRecoveryService {
     }
     if (webhook.disabled) throw Errors.disabled();
     const outcome = await this.work
-      .run(async (tx): Promise<{ deliveries: number } & BatchOutcome> => {
-        const { id, deliveries } = await this.recoveries.insert(tx, {
-          webhookId: webhook.id,
-          idempotencyKey,
-          requestHash,
-          window,
-          requestedAt,
-        });
-        const first = await this.recoveries.batch(
-          tx,
-          { id, webhookId: webhook.id, window, requestedAt, after: undefined },
-          requestedAt,
-          null,
-        );
-        await this.audit.record(
-          tx,
-          { organizationId, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
-          requestedAt,
-        );
-        return { deliveries, ...first };
-      }, RECOVERY_TRANSACTION)
+      .run(
+        async (tx): Promise<{ deliveries: number } & BatchOutcome> => {
+          const { id, deliveries } = await this.recoveries.insert(tx, {
+            webhookId: webhook.id,
+            idempotencyKey,
+            requestHash,
+            window,
+            requestedAt,
+          });
+          const first = await this.recoveries.batch(
+            tx,
+            { id, webhookId: webhook.id, window, requestedAt, after: undefined },
+            requestedAt,
+            null,
+          );
+          await this.audit.record(
+            tx,
+            { organizationId, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
+            requestedAt,
+          );
+          return { deliveries, ...first };
+        },
+        { ...RECOVERY_TRANSACTION, actor },
+      )
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'duplicate' as const;
         if (isForeignKeyViolation(error)) return 'gone' as const;

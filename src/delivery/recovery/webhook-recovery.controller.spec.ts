@@ -1,3 +1,4 @@
+import { actorOf } from '../../common/actor';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, type Mocked, vi } from 'vitest';
 import type { Test } from 'supertest';
 import { ControllerContext, controllerSetup, OWNER } from '../../../test/support/unit/controller-setup';
@@ -64,6 +65,6 @@ describe('WebhookRecoveryController', () => {
 
   it('hands the service the name, the window asked for and the key, and answers 202', async () => {
     expect((await recover('w', { since: SINCE }, 'key-1')).status).toBe(202);
-    expect(recovery.recover).toHaveBeenCalledWith(OWNER.organizationId, 'w', { since: new Date(SINCE) }, 'key-1');
+    expect(recovery.recover).toHaveBeenCalledWith(OWNER.organizationId, actorOf(OWNER), 'w', { since: new Date(SINCE) }, 'key-1');
   });
 });

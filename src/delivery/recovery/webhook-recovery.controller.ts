@@ -1,3 +1,4 @@
+import { actorOf } from '../../common/actor';
 import { Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Caller } from '../../auth/auth.decorators';
@@ -49,6 +50,6 @@ export class WebhookRecoveryController {
     429: ['rate limited'],
   })
   recoverDeliveries(@Caller() caller: SessionCaller, @RequestInput(RecoverRequestPipe) { name, request, idempotencyKey }: RecoverInput) {
-    return this.recovery.recover(caller.organizationId, name, request, idempotencyKey);
+    return this.recovery.recover(caller.organizationId, actorOf(caller), name, request, idempotencyKey);
   }
 }
