@@ -90,14 +90,7 @@ export class WebhooksService {
         const now = await this.webhooks.countWithName(organizationId, name, tx);
         if (now.taken) return 'name conflict';
         if (now.count >= this.max) return 'limit reached';
-        const written = headers?.(null);
-        await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
-        await this.audit.record(tx, {
-          organizationId,
-          action: 'webhook.created',
-          webhook: name,
-          fields: withHeaders(setFields(columns), written?.changed),
-        });
+        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, headers);
         return 'created';
       },
       { actor },
@@ -139,14 +132,7 @@ export class WebhooksService {
         }
         const now = await this.webhooks.countWithName(organizationId, name, tx);
         if (now.count >= this.max) return 'limit reached';
-        const written = headers?.(null);
-        await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
-        await this.audit.record(tx, {
-          organizationId,
-          action: 'webhook.created',
-          webhook: name,
-          fields: withHeaders(setFields(columns), written?.changed),
-        });
+        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, headers);
         return { secret: sealed, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
       },
       { actor },
@@ -257,6 +243,26 @@ export class WebhooksService {
    * 400 when they break the limits of a webhook's whole set (a patch can add to what is stored).
    * A replace that cannot open the stored ones (a key gone) counts as a change; a merge needs them.
    */
+  /** A new webhook's row and its audit entry, in the creating transaction (create, and a legacy create-or-update that creates). */
+  private async insertNew(
+    tx: Transaction,
+    organizationId: number,
+    sourceId: number,
+    name: string,
+    columns: WebhookColumns,
+    sealed: SealedSecret,
+    headers: HeadersWrite | undefined,
+  ): Promise<void> {
+    const written = headers?.(null);
+    await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
+    await this.audit.record(tx, {
+      organizationId,
+      action: 'webhook.created',
+      webhook: name,
+      fields: withHeaders(setFields(columns), written?.changed),
+    });
+  }
+
   private headersWrite(organizationId: number, name: string, change: HeadersChange): HeadersWrite {
     const binding = customHeadersBinding(organizationId, name);
     const open = (stored: SealedSecret): HeaderList => JSON.parse(this.secrets.open(stored, binding)) as HeaderList;

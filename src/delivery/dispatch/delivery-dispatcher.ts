@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { BatchedLoader } from '../../common/batched-loader';
+import { WakeUp } from '../../common/wake-up';
 import { AppConfig } from '../../config/app-config';
 import type { DeliveryConfig } from '../../config/delivery-config';
 import { PINO } from '../../logging/pino.provider';
@@ -70,8 +71,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly disablings = new Set<Promise<void>>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
-  private wakeUp: (() => void) | undefined;
-  private poked = false;
+  private readonly pause = new WakeUp();
   private scanWanted = true;
   private lastScan = { at: 0, tookMs: 0 };
   private handoffView: { at: number; open: boolean; exclude: readonly number[] } = { at: 0, open: false, exclude: [] };
@@ -178,7 +178,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       if (now >= this.lastScan.at + this.config.pollMs || (this.scanWanted && now >= this.nextScanAllowedAt())) await this.scan(now);
       await this.claim();
       this.startWhatMay();
-      await this.sleepUntil(this.scheduler.nextWakeAt(this.nextScanAt(), Date.now()));
+      await this.pause.until(this.scheduler.nextWakeAt(this.nextScanAt(), Date.now()));
     }
   }
 
@@ -362,26 +362,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   }
 
   private poke(): void {
-    this.poked = true;
-    this.wakeUp?.();
-  }
-
-  private sleepUntil(at: number): Promise<void> {
-    if (this.poked || !this.running) {
-      this.poked = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(finish, Math.max(0, at - Date.now()));
-      this.wakeUp = finish;
-      function finish() {
-        clearTimeout(timer);
-        resolve();
-      }
-    }).then(() => {
-      this.wakeUp = undefined;
-      this.poked = false;
-    });
+    this.pause.poke();
   }
 
   private warn(error: unknown, message: string): void {

@@ -1,3 +1,4 @@
+import { WakeUp } from '../../common/wake-up';
 import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -25,8 +26,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly enabled: boolean;
   private running = false;
   private loop: Promise<void> = Promise.resolve();
-  private wakeUp: (() => void) | undefined;
-  private poked = false;
+  private readonly pause = new WakeUp();
 
   constructor(
     private readonly recoveries: RecoveriesRepository,
@@ -53,8 +53,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   /** A recovery was recorded that its first batch did not finish: look now rather than at the next poll. */
   wake(): void {
-    this.poked = true;
-    this.wakeUp?.();
+    this.pause.poke();
   }
 
   private async run(): Promise<void> {
@@ -69,7 +68,7 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
       } catch (error) {
         this.logger.warn({ err: { message: (error as Error).message } }, 'a recovery batch failed; it is tried again');
       }
-      await this.sleep();
+      await this.pause.until(Date.now() + this.pollMs);
     }
   }
 
@@ -96,23 +95,5 @@ export class RecoveryWorker implements OnApplicationBootstrap, BeforeApplication
       if (!(await this.recoveries.lockClaim(tx, recovery.id, this.token))) return { state: 'lost' as const };
       return this.recoveries.batch(tx, recovery, now, leaseUntil);
     }, RECOVERY_TRANSACTION);
-  }
-
-  private sleep(): Promise<void> {
-    if (this.poked || !this.running) {
-      this.poked = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(finish, this.pollMs);
-      this.wakeUp = finish;
-      function finish() {
-        clearTimeout(timer);
-        resolve();
-      }
-    }).then(() => {
-      this.wakeUp = undefined;
-      this.poked = false;
-    });
   }
 }
