@@ -65,6 +65,8 @@ describeOnMariadb('delivery while the database is cut off', () => {
     await t?.close();
     await target?.close();
     await tcp?.close();
+    // The service was handed this database, so it leaves it (TestApp drops only its own).
+    await real?.drop();
   });
 
   it(
