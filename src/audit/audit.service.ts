@@ -14,7 +14,7 @@ export class AuditService {
 
   async page(organizationId: number, { limit, cursor }: PageQueryDto): Promise<AuditPageDto> {
     const scope = `audit:${organizationId}`;
-    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope);
+    const beforeId = cursor === undefined ? undefined : this.cursors.decode(cursor, scope).position;
     const rows = await this.audit.page(organizationId, beforeId, limit + 1);
     const data = rows.slice(0, limit).map((row): AuditEntryDto => ({
       id: row.id,

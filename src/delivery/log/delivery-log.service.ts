@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition } from './delivery-log.repository';
-import { PageCursors } from '../../crypto/page-cursors';
+import { PageCursors, PageFilters } from '../../crypto/page-cursors';
+import type { DeliveryState } from '../delivery.model';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
@@ -29,9 +30,27 @@ const attemptOf = (row: AttemptRow): AttemptDto => ({
   error: row.error,
 });
 
-/** The cursor's scope: the webhook and every filter, so that a cursor serves only the list it came from. */
-const scopeOf = (webhookId: number, { state, type, since, until }: LogFilters): string =>
-  `deliveries:${webhookId}:${state ?? ''}:${type ?? ''}:${since?.getTime() ?? ''}:${until?.getTime() ?? ''}`;
+/** The log's filters as its cursors keep them: the times in ms. */
+interface KeptFilters extends PageFilters {
+  readonly state: DeliveryState | null;
+  readonly type: string | null;
+  readonly since: number | null;
+  readonly until: number | null;
+}
+
+const keptOf = ({ state, type, since, until }: LogFilters): KeptFilters => ({
+  state,
+  type,
+  since: since?.getTime() ?? null,
+  until: until?.getTime() ?? null,
+});
+
+const filtersOf = ({ state, type, since, until }: KeptFilters): LogFilters => ({
+  state,
+  type,
+  since: since === null ? null : new Date(since),
+  until: until === null ? null : new Date(until),
+});
 
 /**
  * The delivery log of one webhook (docs/api.md 10.7): newest first, filtered by state, event
@@ -49,18 +68,15 @@ export class DeliveryLogService {
 
   async page(organizationId: number, name: string, query: DeliveryLogQueryDto): Promise<DeliveryPageDto> {
     const webhookId = await this.webhookId(organizationId, name);
-    const filters: LogFilters = {
-      state: query.state ?? null,
-      type: query.type ?? null,
-      since: query.since ?? null,
-      until: query.until ?? null,
-    };
-    const scope = scopeOf(webhookId, filters);
-    const after = query.cursor === undefined ? undefined : this.cursors.decode<LogPosition>(query.cursor, scope);
-    const rows = await this.log.page(webhookId, filters, after, query.limit + 1);
+    const given = keptOf({ state: query.state ?? null, type: query.type ?? null, since: query.since ?? null, until: query.until ?? null });
+    // A cursor keeps its page's filters: the next page is asked with it alone, or with the same filters.
+    const scope = `deliveries:${webhookId}`;
+    const cursor = query.cursor === undefined ? undefined : this.cursors.decode<LogPosition, KeptFilters>(query.cursor, scope, given);
+    const filters = filtersOf(cursor?.filters ?? given);
+    const rows = await this.log.page(webhookId, filters, cursor?.position, query.limit + 1);
     const data = rows.slice(0, query.limit).map(deliveryOf);
     const last = rows[query.limit - 1];
-    const next = rows.length > query.limit ? this.cursors.encode(scope, [last.createdAt.getTime(), last.id]) : null;
+    const next = rows.length > query.limit ? this.cursors.encode(scope, [last.createdAt.getTime(), last.id], keptOf(filters)) : null;
     return { data, next };
   }
 
