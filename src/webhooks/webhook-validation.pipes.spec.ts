@@ -378,6 +378,15 @@ describe('DeleteWebhookByBodyPipe (legacy delete)', () => {
     expect(thrownBy(() => del({ name: 'hook-1', url: U }))).toEqual(badRequest('url: unknown member'));
   });
 
+  it('answers invalid name for a body without its name that holds a key class-transformer would hide', () => {
+    expect(thrownBy(() => del(JSON.parse('{"toString":1}')))).toEqual(invalidName('name: is required'));
+  });
+
+  it('answers bad request, and nothing worse, for a prototype key inside a group beside a valid name', () => {
+    const body: unknown = JSON.parse(`{"name":"a","card":{"updated":"${U}","constructor":{"prototype":{"polluted":1}}}}`);
+    expect(thrownBy(() => del(body))).toEqual(badRequest('card: unknown member', 'card.constructor: unknown member'));
+  });
+
   it.each([
     ['an array', ['hook-1']],
     ['a string', 'hook-1'],
@@ -531,9 +540,13 @@ describe('headers (docs/api.md 10.15)', () => {
     );
   });
 
-  it('refuses a header named __proto__ or constructor as the unknown member it would otherwise hide', () => {
-    expect(thrownBy(() => create(JSON.parse(`{"url":"${U}","headers":{"constructor":"v"}}`)))).toEqual(
-      badRequest('headers.constructor: unknown member'),
-    );
+  it('takes any HTTP token as a header name, constructor and __proto__ included', () => {
+    const body: unknown = JSON.parse(`{"url":"${U}","headers":{"constructor":"v","__proto__":"w","toString":"x"}}`);
+    expect(create(body).draft.headers).toEqual([
+      ['constructor', 'v'],
+      ['__proto__', 'w'],
+      ['toString', 'x'],
+    ]);
+    expect(patch(JSON.parse('{"headers":{"constructor":null}}')).headers).toEqual({ constructor: null });
   });
 });

@@ -70,12 +70,16 @@ describe('validateBody', () => {
     expect(thrownBy(() => validateBody(ThingDto, { label: 5, count: 'x', extra: 1 }))).toEqual(invalidName('label: must be a string'));
   });
 
-  it('refuses keys class-transformer would hide (inherited ones), sorted, before anything else', () => {
-    const body: unknown = JSON.parse('{"label":5,"toString":1,"group":{"constructor":{},"__proto__":{"polluted":true}}}');
+  it('refuses keys class-transformer would hide (inherited ones), sorted, as unknown members', () => {
+    const body: unknown = JSON.parse('{"label":"a","toString":1,"group":{"constructor":{},"__proto__":{"polluted":true}}}');
     expect(thrownBy(() => validateBody(ThingDto, body))).toEqual(
       badRequest('group.__proto__: unknown member', 'group.constructor: unknown member', 'toString: unknown member'),
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('answers a rule answeredWith its own error before a key class-transformer would hide', () => {
+    expect(thrownBy(() => validateBody(ThingDto, JSON.parse('{"toString":1}')))).toEqual(invalidName('label: is required'));
   });
 
   it('names a member nested deeper than the stack would allow, without overflowing it', () => {

@@ -18,9 +18,7 @@ import { Answer, answerOf, isJsonObject, keptAsSent } from './validation.decorat
 export function validateBody<T extends object>(dto: ClassConstructor<T>, body: unknown): T {
   const plain = body === undefined ? {} : body;
   if (!isJsonObject(plain)) throw Errors.badRequest(['body: must be a JSON object']);
-  const hidden = hiddenKeys(plain, keptAsSent(dto));
-  if (hidden.length > 0) throw Errors.badRequest(hidden);
-  return validated(dto, plain, { whitelist: true, forbidNonWhitelisted: true });
+  return validated(dto, plain, { whitelist: true, forbidNonWhitelisted: true }, hiddenKeys(plain, keptAsSent(dto)));
 }
 
 /**
@@ -32,9 +30,13 @@ export function validateParameters<T extends object>(dto: ClassConstructor<T>, p
   return validated(dto, parameters, { whitelist: true });
 }
 
-function validated<T extends object>(dto: ClassConstructor<T>, plain: object, options: ValidatorOptions): T {
+/** `unknown`: the members found unknown before validation (hiddenKeys), shape problems like any other. */
+function validated<T extends object>(dto: ClassConstructor<T>, plain: object, options: ValidatorOptions, unknown: string[] = []): T {
   const instance = instanceOf(dto, plain);
-  const problems = validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, ''));
+  const problems = [
+    ...validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, '')),
+    ...unknown.map((message): Problem => ({ message })),
+  ];
   const first = problems.find((problem) => problem.answer !== undefined);
   if (first?.answer !== undefined) throw first.answer(problems.filter((p) => p.answer === first.answer).map((p) => p.message));
   if (problems.length > 0) throw Errors.badRequest(problems.map((problem) => problem.message));
@@ -46,14 +48,15 @@ const MAX_DEPTH = 3;
 
 /**
  * The DTO instance: class-transformer's copy (its @Type and @Transform rules) of a copy with every
- * container below MAX_DEPTH emptied, because class-transformer recurses without a bound; the
+ * container below MAX_DEPTH emptied, because class-transformer recurses without a bound, and
+ * without the keys it would stumble on (hiddenKeys reports them); the
  * members KeptAsSent are set as they were sent. Validation still names what is wrong: `{"name":
  * [[[…]]]}` is still a name that is not a string.
  */
 function instanceOf<T extends object>(dto: ClassConstructor<T>, plain: object): T {
   const asSent = keptAsSent(dto);
   const given = Object.entries(plain);
-  const copied = given.filter(([key]) => !asSent.includes(key)).map(([key, value]) => [key, capDepth(value, 1)]);
+  const copied = given.filter(([key]) => !asSent.includes(key) && !hides(key)).map(([key, value]) => [key, capDepth(value, 1)]);
   const instance = plainToInstance(dto, Object.fromEntries(copied));
   for (const [key, value] of given) if (asSent.includes(key)) Reflect.set(instance, key, value);
   return instance;
@@ -63,13 +66,21 @@ function capDepth(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) return Array.isArray(value) ? [] : {};
   if (Array.isArray(value)) return value.map((item) => capDepth(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capDepth(item, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !hides(key))
+      .map(([key, item]) => [key, capDepth(item, depth + 1)]),
+  );
 }
+
+/** A key class-transformer would stumble on or skip (hiddenKeys names them): never handed to it. */
+const hides = (key: string): boolean => key in Object.prototype;
 
 /**
  * Keys class-transformer would hide from the whitelist: it skips `__proto__`, `constructor` and
  * every key naming an inherited function (`toString`, `valueOf`, ...). Found at any depth (but
- * inside the members KeptAsSent), iteratively, and refused as the unknown members they are.
+ * inside the members KeptAsSent), iteratively, and refused as the unknown members they are: a
+ * shape problem, after a name's own answer like every other.
  */
 function hiddenKeys(body: object, asSent: readonly (string | symbol)[]): string[] {
   const found: string[] = [];
@@ -79,7 +90,7 @@ function hiddenKeys(body: object, asSent: readonly (string | symbol)[]): string[
     if (typeof value !== 'object' || value === null) continue;
     for (const key of Object.keys(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (key in Object.prototype) found.push(`${at}: unknown member`);
+      if (hides(key)) found.push(`${at}: unknown member`);
       else if (path !== '' || !asSent.includes(key)) pending.push([(value as Record<string, unknown>)[key], at]);
     }
   }

@@ -62,7 +62,7 @@ const KEPT_AS_SENT = Symbol('kept as sent');
  * `constructor` and recurse without a bound. Its rules see the value as sent, and its own keys are
  * not checked as members.
  */
-const KeptAsSent = (): PropertyDecorator => (target, key) => {
+export const KeptAsSent = (): PropertyDecorator => (target, key) => {
   Reflect.defineMetadata(KEPT_AS_SENT, [...keptAsSent(target.constructor), key], target.constructor);
 };
 

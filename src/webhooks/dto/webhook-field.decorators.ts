@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { Errors } from '../../common/domain-error';
-import { answeredWith, Optional, Required } from '../../common/validation/validation.decorators';
+import { answeredWith, KeptAsSent, Optional, Required } from '../../common/validation/validation.decorators';
 import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
 import { headerProblems, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
@@ -135,6 +135,8 @@ export const HeadersField = ({ nullable = false } = {}) =>
         (nullable ? '. Merged: a null member removes that header (names match case-insensitively), null removes them all' : ''),
     } as ApiPropertyOptions),
     Optional({ nullable }),
+    // Any HTTP token is a name, `constructor` and `toString` included, which a copy would drop.
+    KeptAsSent(),
     ValidateBy({
       name: 'isCustomHeaders',
       validator: {
