@@ -9,6 +9,7 @@ import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
 import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, requireJsonBody } from './http/json-body';
+import { keepUndecodablePath } from './http/undecodable-path';
 import { openApiDocument } from './openapi/openapi-document';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
@@ -28,7 +29,15 @@ export function configureApp(app: NestExpressApplication): void {
   app.set('trust proxy', app.get(AppConfig).rateLimits.trustedProxies);
   const adapter = app.getHttpAdapter();
   if (!(adapter instanceof ApiExpressAdapter)) throw new Error('the application must run on ApiExpressAdapter');
-  app.use(inTurn(fixedHeaders(helmet()), requestLog(logger, app.get(Metrics)), app.get(GracefulShutdown).middleware, requireJsonBody));
+  app.use(
+    inTurn(
+      fixedHeaders(helmet()),
+      requestLog(logger, app.get(Metrics)),
+      app.get(GracefulShutdown).middleware,
+      requireJsonBody,
+      keepUndecodablePath,
+    ),
+  );
   // Events may be up to 256 KiB, so they are read only for a known platform key (the guard's
   // checks, ahead of the parser); the parser that reads a body first leaves it to the next.
   const eventParser = json({ limit: EVENT_BODY_LIMIT, type: JSON_TYPES.slice(0, 1), strict: true, inflate: false });

@@ -388,6 +388,17 @@ describe('HTTP server limits (raw connections)', () => {
     return `${start}${'a'.repeat(size - start.length - end.length)}${end}`;
   }
 
+  it('answers a webhook name that does not decode after authentication: 401 without a session, invalid name with one', async () => {
+    const get = (path: string, cookie = '') =>
+      rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${cookie && `Cookie: ${cookie}\r\n`}\r\n`);
+    expectRawError(await get('/api/webhook/%ZZ'), 401, 'unauthorized');
+    const named = await get('/api/webhook/%E0%A4', (await t.member('owner')).cookie);
+    expect({ status: named.status, code: (JSON.parse(named.body) as { code: string }).code }).toEqual({
+      status: 400,
+      code: 'invalid name',
+    });
+  });
+
   it('answers 431 headers too large, as JSON, to request headers over 16 KiB', async () => {
     expectRawError(await rawExchange(port, getWithHeaderBlockOf(16 * 1024 + 512)), 431, 'headers too large');
   });
