@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { ConfigError } from './environment';
 
 const KEY = randomBytes(32);
 const KEY_B64 = KEY.toString('base64');
+/** The tests' CA (test/support/tls): a file of one PEM certificate. */
+const CA_PEM = readFileSync(join(__dirname, '../../test/support/tls/ca.pem'), 'utf8');
 
 let cwd: string;
 beforeEach(() => {
@@ -142,6 +144,11 @@ describe('loadAppConfig with valid values', () => {
     });
   });
 
+  it('reads DELIVERY_CA_FILE, a file of PEM certificates, as its path against the working directory', () => {
+    writeFileSync(join(cwd, 'ca.pem'), CA_PEM + CA_PEM);
+    expect(load({ DELIVERY_CA_FILE: 'ca.pem' }).delivery.caFile).toBe(join(cwd, 'ca.pem'));
+  });
+
   it('reads METRICS_PORT beside PORT', () => {
     expect(load({ PORT: '8080', METRICS_PORT: '9464' }).metricsPort).toBe(9464);
   });
@@ -248,6 +255,9 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['TRUSTED_PROXIES', '10.0.0.1,proxy.internal'],
     ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', '0'],
     ['RATE_LIMIT_PER_WALLET_TOKEN', 'lots'],
+    ['DELIVERY_RETRY_SCHEDULE', ','],
+    ['DELIVERY_RETRY_SCHEDULE', '1,x'],
+    ['DELIVERY_CA_FILE', 'missing.pem'],
   ])('%s=%j', (variable, value) => {
     const error = configErrorOf({ SECRET_KEY: KEY_B64, [variable]: value });
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
@@ -267,6 +277,17 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     expect(error.message).not.toContain(value);
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('c2hvcnQ');
+  });
+
+  it.each([
+    ['no certificate', '{}'],
+    ['a certificate that does not parse', '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n'],
+    ['a good certificate beside one that does not parse', `${CA_PEM}-----BEGIN CERTIFICATE-----\nbm90\n-----END CERTIFICATE-----\n`],
+  ])('refuses a DELIVERY_CA_FILE of %s, naming it', (_, content) => {
+    writeFileSync(join(cwd, 'ca.pem'), content);
+    expect(configErrorOf({ SECRET_KEY: KEY_B64, DELIVERY_CA_FILE: 'ca.pem' }).message).toBe(
+      `DELIVERY_CA_FILE: ${join(cwd, 'ca.pem')} must hold PEM certificates`,
+    );
   });
 
   it('refuses a METRICS_HOST that is not an IP address in one line, naming it', () => {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, Environment } from './environment';
@@ -36,7 +37,7 @@ export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
   timeoutMs: e.DELIVERY_TIMEOUT_MS ?? 15_000,
   retrySchedule: parseRetrySchedule(e.DELIVERY_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000'),
   proxyUrl: e.DELIVERY_PROXY_URL === undefined ? undefined : parseProxyUrl(e.DELIVERY_PROXY_URL),
-  caFile: e.DELIVERY_CA_FILE === undefined ? undefined : readableFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
+  caFile: e.DELIVERY_CA_FILE === undefined ? undefined : certificateFile('DELIVERY_CA_FILE', resolve(cwd, e.DELIVERY_CA_FILE)),
   retentionDays: e.DELIVERY_RETENTION_DAYS ?? 30,
   auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 400,
   maxInFlightPerWebhook: e.DELIVERY_MAX_IN_FLIGHT_PER_WEBHOOK ?? 64,
@@ -47,14 +48,17 @@ export const deliveryOf = (e: Environment, cwd: string): DeliveryConfig => ({
   breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS ?? 30_000,
 });
 
-/** DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds (an empty variable counts as unset: the default schedule). */
+/**
+ * DELIVERY_RETRY_SCHEDULE: comma-separated whole seconds, at least one (an empty variable counts as
+ * unset: the default schedule; `,` is refused rather than read as no retries).
+ */
 function parseRetrySchedule(value: string): number[] {
   const parts = value
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
   const seconds = parts.map(Number);
-  if (parts.some((part) => !/^\d+$/.test(part)) || seconds.some((s) => s > 86_400)) {
+  if (parts.length === 0 || parts.some((part) => !/^\d+$/.test(part)) || seconds.some((s) => s > 86_400)) {
     throw new ConfigError(
       'DELIVERY_RETRY_SCHEDULE',
       `invalid value ${JSON.stringify(value)} (comma-separated whole seconds, each at most 86400)`,
@@ -76,11 +80,26 @@ function parseProxyUrl(value: string): URL {
   return url;
 }
 
-function readableFile(variable: string, path: string): string {
+/**
+ * A file of PEM certificates, every one of which parses: TLS would silently ignore anything else
+ * in it, and every attempt to a receiver of that CA would then end in `tls error`.
+ */
+function certificateFile(variable: string, path: string): string {
+  let text: string;
   try {
-    readFileSync(path);
-    return path;
+    text = readFileSync(path, 'utf8');
   } catch {
     throw new ConfigError(variable, `cannot read ${path}`);
   }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const parses = (pem: string): boolean => {
+    try {
+      new X509Certificate(pem);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (certificates.length === 0 || !certificates.every(parses)) throw new ConfigError(variable, `${path} must hold PEM certificates`);
+  return path;
 }

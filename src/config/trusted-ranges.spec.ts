@@ -157,7 +157,7 @@ describe('parseTrustedRanges: an IPv4-mapped range is matched as IPv4', () => {
 });
 
 describe('trustedRangeWarnings (the start-up log, docs/api.md 10.4)', () => {
-  it.each(['10.0.0.0/8:443', 'fd12:3456:789a::/48', '[2001:db8::/32]:443', '100.64.0.0/10', '0.0.0.0/8', '[::10.0.0.1]', '169.253.0.0/16'])(
+  it.each(['10.0.0.0/8:443', 'fd12:3456:789a::/48', '[2001:db8::/32]:443', '100.64.0.0/10', '1.0.0.0/8', '[::10.0.0.1]', '169.253.0.0/16'])(
     'says nothing of %s',
     (value) => {
       expect(trustedRangeWarnings(parseTrustedRanges(value))).toEqual([]);
@@ -168,7 +168,9 @@ describe('trustedRangeWarnings (the start-up log, docs/api.md 10.4)', () => {
     ['127.0.0.1/32:9443', '127.0.0.1/32 covers loopback (127.0.0.0/8)', 'on port 9443'],
     ['127.0.0.0/8', '127.0.0.0/8 covers loopback (127.0.0.0/8)', 'on every port'],
     ['[::1]:443,8443', '::1/128 covers loopback (::1)', 'on ports 443, 8443'],
-    ['::/16', '::/16 covers loopback (::1)', 'on every port'],
+    ['::/16', '::/16 covers loopback (::1), the unspecified address (::, which a connection reaches as loopback)', 'on every port'],
+    ['0.0.0.0/32:443', '0.0.0.0/32 covers this host (0.0.0.0/8, which a connection reaches as loopback)', 'on port 443'],
+    ['[::]:443', '::/128 covers the unspecified address (::, which a connection reaches as loopback)', 'on port 443'],
     ['169.254.10.0/24', '169.254.10.0/24 covers link-local addresses (169.254.0.0/16)', 'on every port'],
     ['[fe80::/64]:443', 'fe80::/64 covers link-local addresses (fe80::/10)', 'on port 443'],
     [

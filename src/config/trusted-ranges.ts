@@ -33,11 +33,14 @@ const MIN_PREFIX = { ipv4: 8, ipv6: 16 } as const;
 
 /**
  * What a trusted range should not cover without the operator knowing (docs/api.md 10.4): each
- * warned about at start. The metadata endpoints hand out the host's cloud credentials.
+ * warned about at start. The metadata endpoints hand out the host's cloud credentials; on Linux a
+ * connection to 0.0.0.0 or :: reaches the host's own listeners, as loopback does.
  */
 const WORTH_A_WARNING: readonly { readonly range: [IpAddress, number]; readonly what: string }[] = [
   ['127.0.0.0/8', 'loopback (127.0.0.0/8)'],
   ['::1/128', 'loopback (::1)'],
+  ['0.0.0.0/8', 'this host (0.0.0.0/8, which a connection reaches as loopback)'],
+  ['::/128', 'the unspecified address (::, which a connection reaches as loopback)'],
   ['169.254.0.0/16', 'link-local addresses (169.254.0.0/16)'],
   ['fe80::/10', 'link-local addresses (fe80::/10)'],
   ['169.254.169.254/32', 'the cloud metadata address 169.254.169.254'],
