@@ -41,9 +41,10 @@ export class DeliveryRecoveryService {
   }
 
   /**
-   * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
-   * 409 a disabled webhook. The audit entry is the actor's (a user's; the operator's, from the
-   * CLI, is in the operator's trail too).
+   * 404 no such webhook, then the replay of an idempotency key (answered as the first call was,
+   * whatever the clock says of its window now), then 400 a window out of bounds, then 409 a
+   * disabled webhook. The audit entry is the actor's (a user's; the operator's, from the CLI, is in
+   * the operator's trail too).
    */
   async recover(
     organizationId: number,
@@ -53,7 +54,6 @@ export class DeliveryRecoveryService {
     idempotencyKey?: string,
   ): Promise<RecoveredDeliveriesDto> {
     const requestedAt = new Date();
-    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const webhook = await this.webhooks.findIdentity(organizationId, name);
     if (webhook === undefined) throw Errors.notFound();
     const requestHash = recoveryRequestHash(request);
@@ -61,6 +61,7 @@ export class DeliveryRecoveryService {
       const earlier = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey);
       if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
     }
+    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     if (webhook.disabled) throw Errors.disabled();
     const outcome = await this.work
       .run(
