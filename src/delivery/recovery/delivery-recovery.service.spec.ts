@@ -43,6 +43,25 @@ function recoveryOf({ held = 'enabled', earlier }: { held?: 'enabled' | 'disable
 }
 
 describe('DeliveryRecoveryService.recover', () => {
+  it('answers 409 disabled, recording nothing, for a webhook disabled by the time its transaction locks it', async () => {
+    const { service, recoveries, audit } = recoveryOf({ held: 'disabled' });
+    await expect(service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) })).rejects.toMatchObject({
+      status: 409,
+      code: 'disabled',
+    });
+    expect(recoveries.insert).not.toHaveBeenCalled();
+    expect(audit.record).not.toHaveBeenCalled();
+  });
+
+  it('answers 404 for a webhook deleted by the time its transaction locks it', async () => {
+    const { service, recoveries } = recoveryOf({ held: 'gone' });
+    await expect(service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) })).rejects.toMatchObject({
+      status: 404,
+      code: 'not found',
+    });
+    expect(recoveries.insert).not.toHaveBeenCalled();
+  });
+
   it('answers a repeat of its Idempotency-Key as the first call was, though its since has left the retention since', async () => {
     const since = new Date(Date.now() - RETENTION_DAYS * 24 * HOUR - HOUR); // within it when first asked, 2 h ago
     const first = { id: 9, requestHash: recoveryRequestHash({ since }), deliveries: 3, requestedAt: new Date(Date.now() - 2 * HOUR) };
