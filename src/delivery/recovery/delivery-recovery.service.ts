@@ -76,12 +76,7 @@ export class DeliveryRecoveryService {
             window,
             requestedAt,
           });
-          const first = await this.recoveries.batch(
-            tx,
-            { id, webhookId: webhook.id, window, requestedAt, after: undefined },
-            requestedAt,
-            null,
-          );
+          const first = await this.recoveries.batch(tx, { id, webhookId: webhook.id, window, after: undefined }, requestedAt, null);
           await this.audit.record(
             tx,
             { organizationId, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
