@@ -109,6 +109,17 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
     await expect.poll(async () => (await rowsOf(organizationId))[0], { timeout: 10_000 }).toMatchObject({ state: 'failed', attempts: 4 });
   });
 
+  it('sends again a failed delivery it counted whose last attempt a delivering instance stamped with a clock ahead of the asking one', async () => {
+    const { organizationId, cookie, path } = await failedWebhook(1);
+    await t.dataSource.query('UPDATE deliveries SET last_attempt_at = ? WHERE organization_id = ?', [
+      column(new Date(Date.now() + HOUR)),
+      organizationId,
+    ]);
+    receiver.on(path, { status: 200 });
+    expect((await recover(cookie, { since: ago(2 * HOUR) })).body).toEqual({ deliveries: 1 });
+    await expect.poll(async () => (await rowsOf(organizationId))[0].state, { timeout: 10_000 }).toBe('succeeded');
+  });
+
   it('answers at once and works a recovery larger than a batch to its end', async () => {
     const { organizationId, cookie, path } = await failedWebhook(1);
     const [{ eventId }] = await t.dataSource.query('SELECT event_id AS eventId FROM deliveries WHERE organization_id = ?', [

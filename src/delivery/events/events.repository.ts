@@ -112,6 +112,11 @@ const insertEvent = (event: NewEvent): { sql: string; params: SqlValue[] } => ({
 });
 
 const readHanded = rowReader({ id: Column.int, webhookId: Column.int, eventId: Column.text });
+const readWritten = rowReader({
+  id: Column.nullable(Column.int),
+  webhookId: Column.nullable(Column.int),
+  claimToken: Column.nullable(Column.text),
+});
 const readKeyed = rowReader({ id: Column.text, requestHash: Column.text, deliveryCount: Column.int, createdAt: Column.moment });
 
 interface Ingested {
@@ -137,14 +142,18 @@ export class EventsRepository {
   /**
    * The event and its deliveries, committed together with the other events accepted at the same
    * moment (GroupCommit). 'duplicate' when the idempotency key is taken; 'unknown organization'
-   * when there is no such organization (its foreign key says so).
+   * when there is no such organization (its foreign key says so). A group whose script committed
+   * though its answer was lost (the connection cut after COMMIT) is written again event by event,
+   * and each then finds its own id taken: that event is written, its deliveries read back.
    */
-  insert(event: NewEvent, fanOut: FanOut = {}): Promise<InsertedEvent | 'duplicate' | 'unknown organization'> {
-    return this.ingest.submit({ event, fanOut }).catch((error: unknown) => {
-      if (isUniqueViolation(error)) return 'duplicate' as const;
-      if (isForeignKeyViolation(error)) return 'unknown organization' as const;
+  async insert(event: NewEvent, fanOut: FanOut = {}): Promise<InsertedEvent | 'duplicate' | 'unknown organization'> {
+    try {
+      return await this.ingest.submit({ event, fanOut });
+    } catch (error) {
+      if (isUniqueViolation(error)) return (await this.written(event, fanOut)) ?? 'duplicate';
+      if (isForeignKeyViolation(error)) return 'unknown organization';
       throw error;
-    });
+    }
   }
 
   /** The same, inside the caller's transaction: an event written with the change that causes it (docs/api.md 10.12, the Outbox). */
@@ -209,6 +218,29 @@ export class EventsRepository {
        VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
       [event.id, event.organizationId, event.type, webhookId, at, at],
     );
+  }
+
+  /**
+   * The event of this id as its group wrote it, undefined when there is none (the unique key
+   * taken is then the idempotency key's: an id is never reused): its deliveries, and those still
+   * claimed with the handoff's token.
+   */
+  private async written(event: NewEvent, { handoff }: FanOut): Promise<InsertedEvent | undefined> {
+    const rows = (
+      await this.db.select(
+        `SELECT d.id AS id, d.webhook_id AS webhookId, d.claim_token AS claimToken
+           FROM events e LEFT JOIN deliveries d ON d.event_id = e.id WHERE e.id = ?`,
+        [event.id],
+      )
+    ).map(readWritten);
+    if (rows.length === 0) return undefined;
+    const deliveries = rows.filter((row) => row.id !== null);
+    return {
+      deliveries: deliveries.length,
+      handed: deliveries
+        .filter(({ claimToken }) => handoff !== undefined && claimToken === handoff.token)
+        .map(({ id, webhookId }) => ({ id: id!, webhookId: webhookId! })),
+    };
   }
 
   async findByIdempotencyKey(organizationId: number, key: string): Promise<KeyedEvent | undefined> {

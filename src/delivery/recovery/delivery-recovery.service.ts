@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
-import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
+import { isUniqueViolation } from '../../database/database-errors';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { DispatchSignal } from '../dispatch-signal';
@@ -17,9 +17,11 @@ import { RecoveryWorker } from './recovery-worker';
  * `POST {p}/webhook/{name}/recover` and `webhook recover` (docs/api.md 10.14): every failed
  * delivery of a webhook created in a window is sent again. The answer comes at once, whatever
  * the number: the request counts them (one index range) and records the recovery, with its first
- * batch and its audit entry, in one short transaction (the 'duplicate' of a lost race on its
- * idempotency key, or 'gone' for a webhook deleted meanwhile, roll it back) (a recovery of up to RECOVERY_BATCH is done
- * when answered); RecoveryWorker does the rest in batches. Under an
+ * batch and its audit entry, in one short transaction (a recovery of up to RECOVERY_BATCH is done
+ * when answered); RecoveryWorker does the rest in batches. The transaction reads the webhook's
+ * row under a share lock first, as a replay does, so that a disabling is wholly before it (409,
+ * nothing recorded) or after it; the 'duplicate' of a lost race on its idempotency key rolls it
+ * back. Under an
  * `Idempotency-Key` (as 10.1: the same webhook, 24 h) the unique index (webhook, key) decides
  * races on any number of instances: the loser answers what the winner did, and nothing is
  * recovered twice; the same key with another window is 409 `idempotency conflict`.
@@ -41,9 +43,10 @@ export class DeliveryRecoveryService {
   }
 
   /**
-   * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
-   * 409 a disabled webhook. The audit entry is the actor's (a user's; the operator's, from the
-   * CLI, is in the operator's trail too).
+   * 404 no such webhook, then the replay of an idempotency key (answered as the first call was,
+   * whatever the clock says of its window now), then 400 a window out of bounds, then 409 a
+   * disabled webhook. The audit entry is the actor's (a user's; the operator's, from the CLI, is in
+   * the operator's trail too).
    */
   async recover(
     organizationId: number,
@@ -53,7 +56,6 @@ export class DeliveryRecoveryService {
     idempotencyKey?: string,
   ): Promise<RecoveredDeliveriesDto> {
     const requestedAt = new Date();
-    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const webhook = await this.webhooks.findIdentity(organizationId, name);
     if (webhook === undefined) throw Errors.notFound();
     const requestHash = recoveryRequestHash(request);
@@ -61,10 +63,12 @@ export class DeliveryRecoveryService {
       const earlier = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey);
       if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
     }
-    if (webhook.disabled) throw Errors.disabled();
+    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const outcome = await this.work
       .run(
-        async (tx): Promise<{ deliveries: number } & BatchOutcome> => {
+        async (tx): Promise<({ deliveries: number } & BatchOutcome) | 'disabled' | 'gone'> => {
+          const held = await this.webhooks.lockShared(tx, webhook.id);
+          if (held !== 'enabled') return held;
           const { id, deliveries } = await this.recoveries.insert(tx, {
             webhookId: webhook.id,
             idempotencyKey,
@@ -72,12 +76,7 @@ export class DeliveryRecoveryService {
             window,
             requestedAt,
           });
-          const first = await this.recoveries.batch(
-            tx,
-            { id, webhookId: webhook.id, window, requestedAt, after: undefined },
-            requestedAt,
-            null,
-          );
+          const first = await this.recoveries.batch(tx, { id, webhookId: webhook.id, window, after: undefined }, requestedAt, null);
           await this.audit.record(
             tx,
             { organizationId, action: 'delivery.recovered', webhook: name, fields: ['since', 'until'] },
@@ -89,10 +88,10 @@ export class DeliveryRecoveryService {
       )
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'duplicate' as const;
-        if (isForeignKeyViolation(error)) return 'gone' as const;
         throw error;
       });
     if (outcome === 'gone') throw Errors.notFound();
+    if (outcome === 'disabled') throw Errors.disabled();
     if (outcome === 'duplicate') {
       const winner = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey!);
       if (winner === undefined) throw Errors.unavailable();

@@ -41,7 +41,6 @@ export interface ClaimedRecovery {
   readonly id: number;
   readonly webhookId: number;
   readonly window: RecoveryWindow;
-  readonly requestedAt: Date;
   readonly after: RecoveryPosition | undefined;
 }
 
@@ -62,7 +61,6 @@ const readClaimed = rowReader({
   webhookId: Column.int,
   since: Column.moment,
   until: Column.moment,
-  requestedAt: Column.moment,
   afterCreatedAt: Column.nullable(Column.millis),
   afterId: Column.nullable(Column.int),
 });
@@ -144,12 +142,12 @@ export class RecoveriesRepository {
     ]);
     if (claimed !== 1) return undefined;
     const [row] = await this.db.select(
-      `SELECT id, webhook_id AS webhookId, since, until, requested_at AS requestedAt, after_created_at AS afterCreatedAt, after_id AS afterId
+      `SELECT id, webhook_id AS webhookId, since, until, after_created_at AS afterCreatedAt, after_id AS afterId
          FROM delivery_recoveries WHERE id = ?`,
       [next],
     );
-    const { id, webhookId, since, until, requestedAt, afterCreatedAt, afterId } = readClaimed(row);
-    return { id, webhookId, window: { since, until }, requestedAt, after: afterId === null ? undefined : [afterCreatedAt!, afterId] };
+    const { id, webhookId, since, until, afterCreatedAt, afterId } = readClaimed(row);
+    return { id, webhookId, window: { since, until }, after: afterId === null ? undefined : [afterCreatedAt!, afterId] };
   }
 
   /** Whether this instance still holds the claim of the recovery, its row locked until the caller's transaction (a batch's) ends. */
@@ -162,10 +160,14 @@ export class RecoveriesRepository {
   }
 
   /**
-   * One batch, in the caller's transaction: up to RECOVERY_BATCH of the webhook's deliveries in
-   * the window, after the position reached, that were failed when the recovery was asked for
-   * (not those that failed since, whose last attempt is newer), are sent again through the one
+   * One batch, in the caller's transaction: up to RECOVERY_BATCH of the webhook's failed
+   * deliveries in the window, after the position reached, are sent again through the one
    * statement that requeues a delivery; the position (and a claim's lease) moves on with them.
+   * The same condition as the count's, and no clock's: a delivery is made pending once per
+   * recovery (the position passes it), and one recovered is pending for its whole retry schedule
+   * before it can fail again. (A last attempt compared with the request's moment would compare
+   * the delivering instance's clock with the asking one's: a failed delivery counted, and then
+   * never sent.)
    * Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a recovery
    * after enabling it sends the rest). The webhook is read with a shared lock, as the fan-out
    * does: a disabling is wholly before or after the batch, so no delivery is left pending on a
@@ -185,14 +187,12 @@ export class RecoveriesRepository {
         : await tx.select(
             `SELECT id, created_at AS createdAt FROM deliveries${dialect.indexedBy(INDEX)}
               WHERE ${FAILED_IN_WINDOW}${after ? ' AND created_at >= ? AND (created_at > ? OR id > ?)' : ''}
-                AND (last_attempt_at IS NULL OR last_attempt_at <= ?)
               ORDER BY created_at, id LIMIT ?${dialect.forUpdate}`,
             [
               recovery.webhookId,
               sqlTimestamp(recovery.window.since),
               sqlTimestamp(recovery.window.until),
               ...(after ? [position!, position!, after[1]] : []),
-              sqlTimestamp(recovery.requestedAt),
               RECOVERY_BATCH,
             ],
           );

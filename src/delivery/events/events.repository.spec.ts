@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../database/database';
+import { MYSQL_DIALECT } from '../../database/sql-dialect';
+import type { Row, ScriptStatement, SqlValue } from '../../database/sql-executor';
+import { EventsRepository, type NewEvent } from './events.repository';
+import type { IngestDatabase } from './ingest-database';
+
+const HANDOFF = { token: 'mine', leaseUntil: new Date(), exclude: [] };
+
+const eventOf = (id: string, idempotencyKey?: string): NewEvent => ({
+  id,
+  organizationId: 3,
+  type: 'card.updated',
+  idempotencyKey,
+  requestHash: 'hash',
+  payload: { ciphertext: 'sealed', keyId: 'k1' },
+  bodyBytes: 10,
+  createdAt: new Date(),
+});
+
+const duplicate = () => Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' });
+
+/**
+ * Ingest's connection and the pool, over events committed in memory: a script's events (the ids
+ * and idempotency keys of its INSERT) are refused when one is taken, else committed, each with
+ * one delivery claimed with the handoff's token. `lostAnswers` scripts of more than one event
+ * commit and then fail as a connection cut after COMMIT does.
+ */
+function databases({ lostAnswers = 0, keysTaken = [] as string[] } = {}) {
+  const committed = new Map<string, string | null>();
+  let lost = lostAnswers;
+  const ingestDb = {
+    dialect: MYSQL_DIALECT,
+    async atomically(statements: readonly ScriptStatement[]) {
+      await new Promise((resolve) => setImmediate(resolve)); // the round trip: the next group gathers meanwhile
+      const values = statements[1].params as SqlValue[];
+      const events = Array.from({ length: values.length / 8 }, (_, i) => ({
+        id: String(values[i * 8]),
+        key: values[i * 8 + 3] as string | null,
+      }));
+      const taken = (key: string | null) => key !== null && (keysTaken.includes(key) || [...committed.values()].includes(key));
+      if (events.some(({ id, key }) => committed.has(id) || taken(key))) throw duplicate();
+      for (const { id, key } of events) committed.set(id, key);
+      if (events.length > 1 && lost-- > 0)
+        throw Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+      return statements.map((statement, i) =>
+        i === 0 ? [] : statement.rows ? events.map(({ id }) => ({ id: 1, webhookId: 7, eventId: id })) : 1,
+      );
+    },
+  };
+  const db = {
+    async select(_sql: string, [id]: SqlValue[]): Promise<Row[]> {
+      return committed.has(String(id)) ? [{ id: 1, webhookId: 7, claimToken: HANDOFF.token }] : [];
+    },
+  };
+  return new EventsRepository(db as unknown as Database, ingestDb as unknown as IngestDatabase);
+}
+
+describe('EventsRepository.insert', () => {
+  it('answers the events of a group that committed though its answer was lost as written, their handed deliveries read back', async () => {
+    const events = databases({ lostAnswers: 1 });
+    const outcomes = await Promise.all(['evt_1', 'evt_2', 'evt_3'].map((id) => events.insert(eventOf(id), { handoff: HANDOFF })));
+    const written = { deliveries: 1, handed: [{ id: 1, webhookId: 7 }] };
+    expect(outcomes).toEqual([written, written, written]);
+  });
+
+  it('answers duplicate when another event holds the idempotency key', async () => {
+    const events = databases({ keysTaken: ['key-1'] });
+    expect(await events.insert(eventOf('evt_1', 'key-1'))).toBe('duplicate');
+  });
+});
