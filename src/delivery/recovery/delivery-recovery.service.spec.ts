@@ -39,7 +39,7 @@ function recoveryOf({ held = 'enabled', earlier }: { held?: 'enabled' | 'disable
     wake as unknown as DispatchSignal,
     config as unknown as AppConfig,
   );
-  return { service, recoveries, audit };
+  return { service, recoveries, audit, webhooks };
 }
 
 describe('DeliveryRecoveryService.recover', () => {
@@ -60,6 +60,14 @@ describe('DeliveryRecoveryService.recover', () => {
       code: 'not found',
     });
     expect(recoveries.insert).not.toHaveBeenCalled();
+  });
+
+  it('answers a window out of bounds 400 before the webhook is looked up, when no earlier recovery holds its key', async () => {
+    const { service, webhooks } = recoveryOf();
+    const since = new Date(Date.now() - RETENTION_DAYS * 24 * HOUR - HOUR);
+    await expect(service.recover(3, ACTOR, 'w', { since })).rejects.toMatchObject({ status: 400, code: 'bad request' });
+    await expect(service.recover(3, ACTOR, 'w', { since }, 'key-1')).rejects.toMatchObject({ status: 400, code: 'bad request' });
+    expect(webhooks.lockShared).not.toHaveBeenCalled();
   });
 
   it('answers a repeat of its Idempotency-Key as the first call was, though its since has left the retention since', async () => {

@@ -10,7 +10,7 @@ import { DispatchSignal } from '../dispatch-signal';
 import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
 import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
 import { BatchOutcome, KeyedRecovery, RECOVERY_TRANSACTION, RecoveriesRepository } from './recoveries.repository';
-import { RecoveryRequest, recoveryRequestHash, recoveryWindowOf } from './recovery-window';
+import { RecoveryRequest, recoveryRequestHash, RecoveryWindow, recoveryWindowOf } from './recovery-window';
 import { RecoveryWorker } from './recovery-worker';
 
 /**
@@ -43,10 +43,10 @@ export class DeliveryRecoveryService {
   }
 
   /**
-   * 404 no such webhook, then the replay of an idempotency key (answered as the first call was,
-   * whatever the clock says of its window now), then 400 a window out of bounds, then 409 a
-   * disabled webhook. The audit entry is the actor's (a user's; the operator's, from the CLI, is in
-   * the operator's trail too).
+   * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
+   * 409 a disabled webhook; a replay is answered as the first call was also once its `since` has
+   * left the retention. The audit entry is the actor's (a user's; the operator's, from the CLI, is
+   * in the operator's trail too).
    */
   async recover(
     organizationId: number,
@@ -56,14 +56,21 @@ export class DeliveryRecoveryService {
     idempotencyKey?: string,
   ): Promise<RecoveredDeliveriesDto> {
     const requestedAt = new Date();
+    const requestHash = recoveryRequestHash(request);
+    let window: RecoveryWindow;
+    try {
+      window = recoveryWindowOf(request, requestedAt, this.retentionDays);
+    } catch (outOfBounds) {
+      const earlier = idempotencyKey === undefined ? undefined : await this.earlier(organizationId, name, idempotencyKey, requestedAt);
+      if (earlier === undefined) throw outOfBounds;
+      return replay(earlier, requestHash);
+    }
     const webhook = await this.webhooks.findIdentity(organizationId, name);
     if (webhook === undefined) throw Errors.notFound();
-    const requestHash = recoveryRequestHash(request);
     if (idempotencyKey !== undefined) {
       const earlier = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey);
       if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
     }
-    const window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     const outcome = await this.work
       .run(
         async (tx): Promise<({ deliveries: number } & BatchOutcome) | 'disabled' | 'gone'> => {
@@ -100,6 +107,13 @@ export class DeliveryRecoveryService {
     if (outcome.recovered > 0) this.dispatch.wake();
     if (outcome.state === 'more') this.worker.wake();
     return { deliveries: outcome.deliveries };
+  }
+
+  /** The recovery a webhook of this name made under this key within its window, if any. */
+  private async earlier(organizationId: number, name: string, idempotencyKey: string, now: Date): Promise<KeyedRecovery | undefined> {
+    const webhook = await this.webhooks.findIdentity(organizationId, name);
+    const earlier = webhook && (await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey));
+    return earlier && !(await this.expired(earlier, now)) ? earlier : undefined;
   }
 
   /** A key older than its window is freed for the new recovery. */
