@@ -182,11 +182,17 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     }
   }
 
-  /** The webhooks with due deliveries; a scan costs one index seek per webhook and lane, so it runs at most a tenth of the time. */
+  /**
+   * The webhooks with due deliveries; a scan costs one index seek per webhook and lane, so it
+   * runs at most a tenth of the time. The deliveries it finds left pending on a disabled webhook
+   * (their claimer died) are failed.
+   */
   private async scan(now: number): Promise<void> {
     this.scanWanted = false;
     try {
-      this.scheduler.setDue(await this.queue.scan(now), now);
+      const { due, disabled } = await this.queue.scan(now);
+      this.scheduler.setDue(due, now);
+      await this.queue.failPendingOfDisabled(disabled, now);
     } catch (error) {
       this.warn(error, 'could not scan the delivery queue');
     }
