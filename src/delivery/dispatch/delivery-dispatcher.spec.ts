@@ -119,6 +119,16 @@ describe('DeliveryDispatcher', () => {
     vi.restoreAllMocks();
   });
 
+  it("gives a claim's deliveries back unattempted when their bodies cannot be read", async () => {
+    const { queue, runner } = start({
+      claimed: (now) => [delivery(11, now), delivery(12, now)],
+      queue: { bodies: vi.fn().mockRejectedValue(new Error('pool timeout')) },
+    });
+    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11, 12], expect.any(String), expect.any(Number)));
+    expect(runner.run).not.toHaveBeenCalled();
+    expect(queue.complete).not.toHaveBeenCalled();
+  });
+
   it('fails the deliveries its scan finds left pending on a disabled webhook', async () => {
     const { queue } = start({ queue: { scan: vi.fn(async () => ({ due: [], disabled: [9] })) } });
     await vi.waitFor(() => expect(queue.failPendingOfDisabled).toHaveBeenCalledWith([9], expect.any(Number)));

@@ -12,7 +12,7 @@ import type { AttemptOutcome } from '../delivery.model';
 import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
 import { AttemptRecorder } from './attempt-recorder';
 import { AttemptRunner } from './attempt-runner';
-import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue';
+import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue, StoredBody } from './delivery-queue';
 import { DispatchWork } from './dispatch-database';
 import { EndpointHealthService, HealthVerdict } from './endpoint-health.service';
 import { RetryPolicy } from './retry-policy';
@@ -216,21 +216,31 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     }
     for (const { eventId, bodyBytes } of claimed) this.bodies.take(eventId, bodyBytes);
     this.scheduler.afterClaim(asks, claimed, now);
-    await this.readBodies(claimed);
-    this.hold(claimed);
+    this.hold(await this.readBodies(claimed));
   }
 
-  /** Reads and opens, once each, the bodies of the events of `claimed` not held yet; one that cannot be read fails its attempts alone. */
-  private async readBodies(claimed: readonly ClaimedDelivery[]): Promise<void> {
+  /**
+   * Reads and opens, once each, the bodies of the events of `claimed` not held yet: the
+   * deliveries to hold. A body whose row is gone, does not parse or does not open fails its
+   * attempts alone (`internal error`, docs/api.md 10.10); a read that fails (the database) gives
+   * its deliveries back unattempted, as the read of their webhooks does.
+   */
+  private async readBodies(claimed: readonly ClaimedDelivery[]): Promise<readonly ClaimedDelivery[]> {
     const missing = [...new Set(claimed.map(({ eventId }) => eventId))].filter((eventId) => this.bodies.missing(eventId));
+    let stored: StoredBody[];
     try {
-      for (const stored of await this.queue.bodies(missing)) {
-        const body = this.runner.openBody(stored);
-        if (body !== undefined) this.bodies.put(stored.eventId, body);
-      }
+      stored = await this.queue.bodies(missing);
     } catch (error) {
       this.warn(error, 'could not read event bodies');
+      const unread = new Set(missing);
+      this.giveBack(claimed.filter(({ eventId }) => unread.has(eventId)));
+      return claimed.filter(({ eventId }) => !unread.has(eventId));
     }
+    for (const found of stored) {
+      const body = this.runner.openBody(found);
+      if (body !== undefined) this.bodies.put(found.eventId, body);
+    }
+    return claimed;
   }
 
   /** Offers deliveries whose bodies are held to the scheduler; what it cannot hold goes back to the queue. */
