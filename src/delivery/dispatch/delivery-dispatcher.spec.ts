@@ -19,6 +19,8 @@ import type { WebhookDisablingService } from './webhook-disabling.service';
  */
 
 const TIMEOUT_MS = 200;
+/** What a claim's lease must have left for its attempt to be made: the attempt's deadline and the dispatcher's 5 s. */
+const MIN_LEASE_LEFT_MS = TIMEOUT_MS + 5000;
 const OK: AttemptOutcome = { ok: true, status: 200, error: null, durationMs: 5 };
 const target = { name: 'hook', url: 'https://hooks.example.com/', disabled: false } as unknown as WebhookTarget;
 
@@ -127,6 +129,20 @@ describe('DeliveryDispatcher', () => {
     await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11, 12], expect.any(String), expect.any(Number)));
     expect(runner.run).not.toHaveBeenCalled();
     expect(queue.complete).not.toHaveBeenCalled();
+  });
+
+  it('gives a delivery back unattempted when its lease has run low by the time its webhook is read', async () => {
+    const { queue, runner } = start({
+      claimed: (now) => [delivery(11, now, MIN_LEASE_LEFT_MS + 3000)],
+      queue: {
+        targets: vi.fn(async (webhookIds: readonly number[]) => {
+          skew += 5000;
+          return new Map(webhookIds.map((id) => [id, () => target]));
+        }),
+      },
+    });
+    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    expect(runner.run).not.toHaveBeenCalled();
   });
 
   it('fails the deliveries its scan finds left pending on a disabled webhook', async () => {

@@ -23,7 +23,7 @@ import { WebhookDisablingService } from './webhook-disabling.service';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
-/** A waiting delivery whose lease has less than its attempt's deadline and this left goes back to the queue. */
+/** A delivery whose lease has less than its attempt's deadline and this left, when it would start or be sent, goes back to the queue. */
 const LEASE_SAFETY_MS = 5_000;
 const WARN_EVERY_MS = 10_000;
 /** How long ingest may go by one reading of whether this instance takes hand-offs, and of the webhooks it leaves out. */
@@ -59,6 +59,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly config: DeliveryConfig;
   private readonly policy: RetryPolicy;
   private readonly leaseMs: number;
+  /** What a claim's lease must still have for its attempt to be made. */
+  private readonly minLeaseLeftMs: number;
   private readonly token = randomBytes(12).toString('base64url');
   private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
   private readonly bodies: EventBodies;
@@ -92,10 +94,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.config = config.delivery;
     this.policy = new RetryPolicy(this.config.retrySchedule);
     this.leaseMs = this.config.timeoutMs + LEASE_MARGIN_MS;
+    this.minLeaseLeftMs = this.config.timeoutMs + LEASE_SAFETY_MS;
     this.scheduler = new DispatchScheduler({
       concurrency: this.config.concurrency,
       maxInFlightPerWebhook: this.config.maxInFlightPerWebhook,
-      minLeaseLeftMs: this.config.timeoutMs + LEASE_SAFETY_MS,
+      minLeaseLeftMs: this.minLeaseLeftMs,
       sendingBudgetBytes: this.config.bufferBytes,
     });
     this.bodies = new EventBodies(this.config.bufferBytes);
@@ -272,11 +275,19 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await this.attempt(delivery, target);
   }
 
-  /** One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled, else sent and recorded. */
+  /**
+   * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
+   * given back when its lease no longer outlasts the attempt (the rate slot and the read took
+   * that long), else sent and recorded.
+   */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     try {
       if (target === undefined) return await this.queue.cancel(delivery.id, this.token);
       if (target.disabled) return await this.queue.failUnattempted(delivery.id, this.token);
+      if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs) {
+        this.release([delivery.id]);
+        return;
+      }
       const at = new Date();
       const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
       this.metrics.attemptMade(outcome);
