@@ -145,6 +145,12 @@ describe('DeliveryDispatcher', () => {
     expect(runner.run).not.toHaveBeenCalled();
   });
 
+  it('gives a delivery back when its attempt fails unexpectedly, rather than leaving it claimed until its lease ends', async () => {
+    const { queue } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
+    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    expect(queue.complete).not.toHaveBeenCalled();
+  });
+
   it('fails the deliveries its scan finds left pending on a disabled webhook', async () => {
     const { queue } = start({ queue: { scan: vi.fn(async () => ({ due: [], disabled: [9] })) } });
     await vi.waitFor(() => expect(queue.failPendingOfDisabled).toHaveBeenCalledWith([9], expect.any(Number)));

@@ -278,7 +278,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /**
    * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
    * given back when its lease no longer outlasts the attempt (the rate slot and the read took
-   * that long), else sent and recorded.
+   * that long), else sent and recorded. An error of ours on the way gives the claim back too:
+   * nothing was recorded, and it is due again at once rather than when its lease ends.
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     try {
@@ -302,6 +303,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       if (verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, verdict.health.breakerOpenUntil);
     } catch (error) {
       this.warn(error, 'a delivery attempt failed unexpectedly');
+      this.release([delivery.id]);
     } finally {
       this.end(delivery);
       this.poke();
