@@ -71,7 +71,6 @@ function dispatcherWith(fakes: { queue?: object; runner?: object; claimed?: (now
       unhealthy: new Set(),
     })),
     release: vi.fn(async () => undefined),
-    releaseAll: vi.fn(async () => undefined),
     cancel: vi.fn(async () => undefined),
     failUnattempted: vi.fn(async () => undefined),
     failPendingOfDisabled: vi.fn(async () => undefined),
@@ -149,6 +148,14 @@ describe('DeliveryDispatcher', () => {
     const { queue } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
     await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
     expect(queue.complete).not.toHaveBeenCalled();
+  });
+
+  it('gives back at shutdown, by their ids, the claims whose outcome could not be recorded', async () => {
+    const { dispatcher, queue, runner } = start({ queue: { complete: vi.fn().mockRejectedValue(new Error('database cut off')) } });
+    await vi.waitFor(() => expect(queue.complete).toHaveBeenCalled());
+    expect(runner.run).toHaveBeenCalledTimes(1);
+    await dispatcher.beforeApplicationShutdown();
+    expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number));
   });
 
   it('fails the deliveries its scan finds left pending on a disabled webhook', async () => {

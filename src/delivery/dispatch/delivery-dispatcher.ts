@@ -71,6 +71,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly attempts = new Set<Promise<void>>();
   /** Disablings that follow a recorded batch, outside DELIVERY_CONCURRENCY; shutdown waits for them. */
   private readonly disablings = new Set<Promise<void>>();
+  /** The deliveries whose claim this instance may still hold: until their outcome is written or they are given back. */
+  private readonly claims = new Set<number>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly pause = new WakeUp();
@@ -131,8 +133,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await this.recorder.close();
     await Promise.all(this.attempts);
     await Promise.all(this.disablings);
-    // What is still claimed (given back above, or not finished in time) is due again at once.
-    await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
+    // What is still claimed (its release or record failed, or it did not finish in time) is due again at once.
+    await this.queue
+      .release([...this.claims], this.token, Date.now())
+      .catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
 
   handoff(bodyBytes: number): Handoff | undefined {
@@ -162,6 +166,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       eventType: event.type,
       bodyBytes: event.bodyBytes,
     }));
+    for (const { id } of works) this.claims.add(id);
     if (!this.running || !this.bodies.fits(event.id, event.bodyBytes)) return this.release(works.map(({ id }) => id));
     for (const work of works) this.bodies.take(work.eventId, work.bodyBytes);
     this.bodies.put(event.id, event.body);
@@ -217,7 +222,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.warn(error, 'could not claim deliveries');
       return;
     }
-    for (const { eventId, bodyBytes } of claimed) this.bodies.take(eventId, bodyBytes);
+    for (const { id, eventId, bodyBytes } of claimed) {
+      this.claims.add(id);
+      this.bodies.take(eventId, bodyBytes);
+    }
     this.scheduler.afterClaim(asks, claimed, now);
     this.hold(await this.readBodies(claimed));
   }
@@ -283,8 +291,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     try {
-      if (target === undefined) return await this.queue.cancel(delivery.id, this.token);
-      if (target.disabled) return await this.queue.failUnattempted(delivery.id, this.token);
+      if (target === undefined || target.disabled) {
+        await (target === undefined ? this.queue.cancel(delivery.id, this.token) : this.queue.failUnattempted(delivery.id, this.token));
+        this.claims.delete(delivery.id);
+        return;
+      }
       if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs) {
         this.release([delivery.id]);
         return;
@@ -319,6 +330,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
         { id: delivery.id, webhookId: delivery.webhookId, record, probe: delivery.probe === true },
         delivery.leaseEndsAt,
       );
+      this.claims.delete(delivery.id);
       return recorded?.verdict;
     } catch (error) {
       this.warn(error, 'could not record a delivery attempt');
@@ -372,6 +384,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.track(
       this.queue.release(ids, this.token, Date.now()).then(
         () => {
+          for (const id of ids) this.claims.delete(id);
           if (this.running) this.wake();
         },
         // Their lease gives them back.

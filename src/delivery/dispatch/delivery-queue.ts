@@ -308,17 +308,6 @@ export class DeliveryQueue {
     );
   }
 
-  /** Gives back every claim this instance still holds (shutdown), as `release` does. */
-  async releaseAll(token: string, now: number): Promise<void> {
-    const disabled = `${WebhookSql.disabledOf('deliveries.webhook_id')} > 0`;
-    await this.db.execute(
-      `UPDATE deliveries SET state = CASE WHEN ${disabled} THEN 'failed' ELSE 'pending' END,
-              next_attempt_at = CASE WHEN ${disabled} THEN NULL ELSE ? END, claim_token = NULL
-        WHERE claim_token = ? AND state = 'pending'`,
-      [sqlTimestamp(new Date(now)), token],
-    );
-  }
-
   /** Ends a claim without an attempt, its webhook gone: the delivery is cancelled. */
   async cancel(id: number, token: string): Promise<void> {
     await this.db.execute(
