@@ -112,6 +112,16 @@ describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
         await new DeliveryQueue(db, new EndpointHealthRepository()).complete(tx, completions, 'token');
         return sent;
       }),
+      section('release: three claims given back (those of a webhook disabled meanwhile failed)', async (dialect) => {
+        const { db, sent } = recording(dialect);
+        await new DeliveryQueue(db, new EndpointHealthRepository()).release([11, 12, 13], 'token', NOW);
+        return sent;
+      }),
+      section('fail pending of disabled: what the scan found left by dead claimers on two disabled webhooks', async (dialect) => {
+        const { db, sent } = recording(dialect);
+        await new DeliveryQueue(db, new EndpointHealthRepository()).failPendingOfDisabled([7, 9], NOW);
+        return sent;
+      }),
       section('stats (STATS): the depth, the oldest due delivery, the open breakers', () => [STATS]),
     ]);
   });

@@ -4,6 +4,7 @@ import { sqlTimestamp } from '../../src/database/sql-dialect';
 import { AttemptRecord, CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
 import { DispatchWork } from '../../src/delivery/dispatch/dispatch-database';
 import type { ClaimAsk } from '../../src/delivery/dispatch/scheduling/dispatch-scheduler';
+import { WebhookDisablingService } from '../../src/delivery/dispatch/webhook-disabling.service';
 import { EventIngest } from '../../src/delivery/events/event-ingest.service';
 import { DatabaseKind, describeEachDatabase, describeOnMariadb } from '../support/databases';
 import { TestApp } from '../support/test-app';
@@ -139,7 +140,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const due = await withPendingDeliveries(t, 1);
     const later = await withPendingDeliveries(t, 1);
     await t.dataSource.query("UPDATE deliveries SET next_attempt_at = '2999-01-01 00:00:00.000' WHERE webhook_id = ?", [later]);
-    const found = (await queue.scan(Date.now() + 1000)).map((webhook) => webhook.webhookId);
+    const found = (await queue.scan(Date.now() + 1000)).due.map((webhook) => webhook.webhookId);
     expect(found).toContain(due);
     expect(found).not.toContain(later);
   });
@@ -155,6 +156,41 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
       now,
     );
     expect((await claim(t, { webhookId, fresh: 10 }, now, token())).map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
+  });
+
+  it('fails, rather than gives back, the claims of a webhook disabled while they were held', async () => {
+    const webhookId = await withPendingDeliveries(t, 2);
+    const now = Date.now() + 1000;
+    const mine = token();
+    const claimed = await claim(t, { webhookId, fresh: 10 }, now, mine);
+    await t.app.get(WebhookDisablingService).disable(webhookId, new Date());
+    await queue.release(
+      claimed.map(({ id }) => id),
+      mine,
+      now,
+    );
+    const rows = await t.dataSource.query(
+      'SELECT state, next_attempt_at AS due, claim_token AS token, last_attempt_at AS tried FROM deliveries WHERE webhook_id = ?',
+      [webhookId],
+    );
+    expect(rows).toEqual(claimed.map(() => ({ state: 'failed', due: null, token: null, tried: null })));
+  });
+
+  it('finds in its scan a disabled webhook whose claims ran out, and fails those deliveries', async () => {
+    const webhookId = await withPendingDeliveries(t, 2);
+    const now = Date.now() + 1000;
+    await claim(t, { webhookId, fresh: 10 }, now, token());
+    await t.app.get(WebhookDisablingService).disable(webhookId, new Date());
+    const later = now + LEASE_MS + 1;
+    const { due, disabled } = await queue.scan(later);
+    expect(due.map((webhook) => webhook.webhookId)).not.toContain(webhookId);
+    expect(disabled).toContain(webhookId);
+    await queue.failPendingOfDisabled([webhookId], later);
+    const rows = await t.dataSource.query('SELECT state, claim_token AS token FROM deliveries WHERE webhook_id = ?', [webhookId]);
+    expect(rows).toEqual([
+      { state: 'failed', token: null },
+      { state: 'failed', token: null },
+    ]);
   });
 
   it('shares a rate limit between claimers: each delivery gets its own slot, 1/rate seconds apart', async () => {

@@ -6,9 +6,9 @@ SELECT * FROM (
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1
-     ORDER BY d.next_attempt_at LIMIT 1) AS retryDueAt
-    FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
-   WHERE w.disabled_at IS NULL) due
+     ORDER BY d.next_attempt_at LIMIT 1) AS retryDueAt,
+         CASE WHEN w.disabled_at IS NULL THEN 0 ELSE 1 END AS disabled
+    FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id) due
  WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?;
 
 -- claim: webhook 7 in both lanes; webhook 9 rate limited, its first attempts, its breaker probed: mysql
@@ -95,6 +95,16 @@ UPDATE deliveries SET state = CASE id WHEN ? THEN ? WHEN ? THEN ? END, attempts 
 
 INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?);
 
+-- release: three claims given back (those of a webhook disabled meanwhile failed): mysql, sqlite
+UPDATE deliveries SET state = CASE WHEN (SELECT COUNT(*) FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.disabled_at IS NOT NULL) > 0 THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN (SELECT COUNT(*) FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.disabled_at IS NOT NULL) > 0 THEN NULL ELSE ? END, claim_token = NULL
+          WHERE claim_token = ? AND state = 'pending' AND id IN (?, ?, ?);
+
+-- fail pending of disabled: what the scan found left by dead claimers on two disabled webhooks: mysql, sqlite
+UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
+          WHERE webhook_id IN (?, ?) AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)
+            AND (SELECT COUNT(*) FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.disabled_at IS NOT NULL) > 0;
+
 -- stats (STATS): the depth, the oldest due delivery, the open breakers: mysql, sqlite
 SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
        (SELECT MIN(CASE WHEN scan.freshDueAt <= ? AND (scan.retryDueAt IS NULL OR scan.freshDueAt < scan.retryDueAt) THEN scan.freshDueAt
@@ -104,9 +114,9 @@ SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1
-     ORDER BY d.next_attempt_at LIMIT 1) AS retryDueAt
-    FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
-   WHERE w.disabled_at IS NULL) due
- WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
+     ORDER BY d.next_attempt_at LIMIT 1) AS retryDueAt,
+         CASE WHEN w.disabled_at IS NULL THEN 0 ELSE 1 END AS disabled
+    FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id) due
+ WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?) scan WHERE scan.disabled = 0 AND (scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?)) AS oldestDueAt,
        (SELECT COUNT(*) FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id JOIN webhook_health h ON h.webhook_id = w.id
          WHERE w.disabled_at IS NULL AND h.breaker_open_until IS NOT NULL) AS breakersOpen;

@@ -12,7 +12,7 @@ import type { AttemptOutcome } from '../delivery.model';
 import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
 import { AttemptRecorder } from './attempt-recorder';
 import { AttemptRunner } from './attempt-runner';
-import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue';
+import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue, StoredBody } from './delivery-queue';
 import { DispatchWork } from './dispatch-database';
 import { EndpointHealthService, HealthVerdict } from './endpoint-health.service';
 import { RetryPolicy } from './retry-policy';
@@ -23,7 +23,7 @@ import { WebhookDisablingService } from './webhook-disabling.service';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
-/** A waiting delivery whose lease has less than its attempt's deadline and this left goes back to the queue. */
+/** A delivery whose lease has less than its attempt's deadline and this left, when it would start or be sent, goes back to the queue. */
 const LEASE_SAFETY_MS = 5_000;
 const WARN_EVERY_MS = 10_000;
 /** How long ingest may go by one reading of whether this instance takes hand-offs, and of the webhooks it leaves out. */
@@ -59,6 +59,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly config: DeliveryConfig;
   private readonly policy: RetryPolicy;
   private readonly leaseMs: number;
+  /** What a claim's lease must still have for its attempt to be made. */
+  private readonly minLeaseLeftMs: number;
   private readonly token = randomBytes(12).toString('base64url');
   private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
   private readonly bodies: EventBodies;
@@ -69,6 +71,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly attempts = new Set<Promise<void>>();
   /** Disablings that follow a recorded batch, outside DELIVERY_CONCURRENCY; shutdown waits for them. */
   private readonly disablings = new Set<Promise<void>>();
+  /** The deliveries whose claim this instance may still hold: until their outcome is written or they are given back. */
+  private readonly claims = new Set<number>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly pause = new WakeUp();
@@ -92,10 +96,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.config = config.delivery;
     this.policy = new RetryPolicy(this.config.retrySchedule);
     this.leaseMs = this.config.timeoutMs + LEASE_MARGIN_MS;
+    this.minLeaseLeftMs = this.config.timeoutMs + LEASE_SAFETY_MS;
     this.scheduler = new DispatchScheduler({
       concurrency: this.config.concurrency,
       maxInFlightPerWebhook: this.config.maxInFlightPerWebhook,
-      minLeaseLeftMs: this.config.timeoutMs + LEASE_SAFETY_MS,
+      minLeaseLeftMs: this.minLeaseLeftMs,
       sendingBudgetBytes: this.config.bufferBytes,
     });
     this.bodies = new EventBodies(this.config.bufferBytes);
@@ -128,8 +133,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await this.recorder.close();
     await Promise.all(this.attempts);
     await Promise.all(this.disablings);
-    // What is still claimed (given back above, or not finished in time) is due again at once.
-    await this.queue.releaseAll(this.token, Date.now()).catch((error: unknown) => this.warn(error, 'could not release claims'));
+    // What is still claimed (its release or record failed, or it did not finish in time) is due again at once.
+    await this.queue
+      .release([...this.claims], this.token, Date.now())
+      .catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
 
   handoff(bodyBytes: number): Handoff | undefined {
@@ -159,6 +166,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       eventType: event.type,
       bodyBytes: event.bodyBytes,
     }));
+    for (const { id } of works) this.claims.add(id);
     if (!this.running || !this.bodies.fits(event.id, event.bodyBytes)) return this.release(works.map(({ id }) => id));
     for (const work of works) this.bodies.take(work.eventId, work.bodyBytes);
     this.bodies.put(event.id, event.body);
@@ -182,11 +190,17 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     }
   }
 
-  /** The webhooks with due deliveries; a scan costs one index seek per webhook and lane, so it runs at most a tenth of the time. */
+  /**
+   * The webhooks with due deliveries; a scan costs one index seek per webhook and lane, so it
+   * runs at most a tenth of the time. The deliveries it finds left pending on a disabled webhook
+   * (their claimer died) are failed.
+   */
   private async scan(now: number): Promise<void> {
     this.scanWanted = false;
     try {
-      this.scheduler.setDue(await this.queue.scan(now), now);
+      const { due, disabled } = await this.queue.scan(now);
+      this.scheduler.setDue(due, now);
+      await this.queue.failPendingOfDisabled(disabled, now);
     } catch (error) {
       this.warn(error, 'could not scan the delivery queue');
     }
@@ -208,23 +222,36 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.warn(error, 'could not claim deliveries');
       return;
     }
-    for (const { eventId, bodyBytes } of claimed) this.bodies.take(eventId, bodyBytes);
+    for (const { id, eventId, bodyBytes } of claimed) {
+      this.claims.add(id);
+      this.bodies.take(eventId, bodyBytes);
+    }
     this.scheduler.afterClaim(asks, claimed, now);
-    await this.readBodies(claimed);
-    this.hold(claimed);
+    this.hold(await this.readBodies(claimed));
   }
 
-  /** Reads and opens, once each, the bodies of the events of `claimed` not held yet; one that cannot be read fails its attempts alone. */
-  private async readBodies(claimed: readonly ClaimedDelivery[]): Promise<void> {
+  /**
+   * Reads and opens, once each, the bodies of the events of `claimed` not held yet: the
+   * deliveries to hold. A body whose row is gone, does not parse or does not open fails its
+   * attempts alone (`internal error`, docs/api.md 10.10); a read that fails (the database) gives
+   * its deliveries back unattempted, as the read of their webhooks does.
+   */
+  private async readBodies(claimed: readonly ClaimedDelivery[]): Promise<readonly ClaimedDelivery[]> {
     const missing = [...new Set(claimed.map(({ eventId }) => eventId))].filter((eventId) => this.bodies.missing(eventId));
+    let stored: StoredBody[];
     try {
-      for (const stored of await this.queue.bodies(missing)) {
-        const body = this.runner.openBody(stored);
-        if (body !== undefined) this.bodies.put(stored.eventId, body);
-      }
+      stored = await this.queue.bodies(missing);
     } catch (error) {
       this.warn(error, 'could not read event bodies');
+      const unread = new Set(missing);
+      this.giveBack(claimed.filter(({ eventId }) => unread.has(eventId)));
+      return claimed.filter(({ eventId }) => !unread.has(eventId));
     }
+    for (const found of stored) {
+      const body = this.runner.openBody(found);
+      if (body !== undefined) this.bodies.put(found.eventId, body);
+    }
+    return claimed;
   }
 
   /** Offers deliveries whose bodies are held to the scheduler; what it cannot hold goes back to the queue. */
@@ -256,11 +283,23 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await this.attempt(delivery, target);
   }
 
-  /** One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled, else sent and recorded. */
+  /**
+   * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
+   * given back when its lease no longer outlasts the attempt (the rate slot and the read took
+   * that long), else sent and recorded. An error of ours on the way gives the claim back too:
+   * nothing was recorded, and it is due again at once rather than when its lease ends.
+   */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     try {
-      if (target === undefined) return await this.queue.cancel(delivery.id, this.token);
-      if (target.disabled) return await this.queue.failUnattempted(delivery.id, this.token);
+      if (target === undefined || target.disabled) {
+        await (target === undefined ? this.queue.cancel(delivery.id, this.token) : this.queue.failUnattempted(delivery.id, this.token));
+        this.claims.delete(delivery.id);
+        return;
+      }
+      if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs) {
+        this.release([delivery.id]);
+        return;
+      }
       const at = new Date();
       const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
       this.metrics.attemptMade(outcome);
@@ -275,6 +314,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       if (verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, verdict.health.breakerOpenUntil);
     } catch (error) {
       this.warn(error, 'a delivery attempt failed unexpectedly');
+      this.release([delivery.id]);
     } finally {
       this.end(delivery);
       this.poke();
@@ -290,6 +330,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
         { id: delivery.id, webhookId: delivery.webhookId, record, probe: delivery.probe === true },
         delivery.leaseEndsAt,
       );
+      this.claims.delete(delivery.id);
       return recorded?.verdict;
     } catch (error) {
       this.warn(error, 'could not record a delivery attempt');
@@ -343,6 +384,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     this.track(
       this.queue.release(ids, this.token, Date.now()).then(
         () => {
+          for (const id of ids) this.claims.delete(id);
           if (this.running) this.wake();
         },
         // Their lease gives them back.

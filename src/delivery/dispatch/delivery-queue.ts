@@ -70,20 +70,27 @@ const oldestDue = (lane: number) =>
   `(SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = ${WebhookSql.id} AND d.state = 'pending' AND d.lane = ${lane}
      ORDER BY d.next_attempt_at LIMIT 1)`;
 
-/** Every due webhook: its oldest due delivery of each lane is one seek of ix_deliveries_webhook_lane_due, whatever its backlog. */
+/**
+ * Every due webhook: its oldest due delivery of each lane is one seek of
+ * ix_deliveries_webhook_lane_due, whatever its backlog. A disabled webhook is due only when a
+ * delivery of its is left pending: one whose claimer died under a live lease at the disabling
+ * (its lease ran out since), to be failed (DeliveryQueue.failPendingOfDisabled). It reads the
+ * rows of `webhooks` it read already, and its seeks find nothing otherwise: the scan costs what
+ * it did per enabled webhook.
+ */
 export const SCAN = `SELECT * FROM (
   SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
          ${HealthSql.breakerOpenUntil} AS breakerOpenUntil, ${HealthSql.rateNextAt} AS rateNextAt,
-         ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt
-    FROM ${WebhookSql.withSource} ${HealthSql.joinedOn(WebhookSql.id)}
-   WHERE ${WebhookSql.enabled}) due
+         ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt,
+         CASE WHEN ${WebhookSql.enabled} THEN 0 ELSE 1 END AS disabled
+    FROM ${WebhookSql.withSource} ${HealthSql.joinedOn(WebhookSql.id)}) due
  WHERE due.freshDueAt <= ? OR due.retryDueAt <= ?`;
 
 /** The operator's view of the queue (DeliveryQueue.stats): the scan's due webhooks seek one row each. */
 export const STATS = `SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
        (SELECT MIN(CASE WHEN scan.freshDueAt <= ? AND (scan.retryDueAt IS NULL OR scan.freshDueAt < scan.retryDueAt) THEN scan.freshDueAt
                         ELSE scan.retryDueAt END)
-          FROM (${SCAN}) scan WHERE scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?) AS oldestDueAt,
+          FROM (${SCAN}) scan WHERE scan.disabled = 0 AND (scan.breakerOpenUntil IS NULL OR scan.breakerOpenUntil <= ?)) AS oldestDueAt,
        (SELECT COUNT(*) FROM ${WebhookSql.withSource} ${HealthSql.joinedWhereKept(WebhookSql.id)}
          WHERE ${WebhookSql.enabled} AND ${HealthSql.breakerOpen}) AS breakersOpen`;
 
@@ -95,6 +102,7 @@ const readDue = rowReader({
   rateNextAt: time,
   freshDueAt: time,
   retryDueAt: time,
+  disabled: Column.positive,
 });
 const readStats = rowReader({ pending: Column.int, oldestDueAt: time, breakersOpen: Column.int });
 const readDueDelivery = rowReader({
@@ -146,12 +154,20 @@ export class DeliveryQueue {
     private readonly health: EndpointHealthRepository,
   ) {}
 
-  /** Every enabled webhook with a delivery due at `now`, with when each lane's oldest became due. */
-  async scan(now: number): Promise<DueWebhook[]> {
+  /**
+   * Every enabled webhook with a delivery due at `now`, with when each lane's oldest became due;
+   * and the disabled webhooks with a pending delivery that no live claim holds (`disabled`).
+   */
+  async scan(now: number): Promise<{ due: DueWebhook[]; disabled: number[] }> {
     const at = sqlTimestamp(new Date(now));
-    const rows = await this.db.select(SCAN, [at, at]);
+    const rows = (await this.db.select(SCAN, [at, at])).map(readDue);
     const dueBy = (due: number | null) => (due !== null && due <= now ? due : null);
-    return rows.map(readDue).map((row) => ({ ...row, freshDueAt: dueBy(row.freshDueAt), retryDueAt: dueBy(row.retryDueAt) }));
+    return {
+      due: rows
+        .filter((row) => !row.disabled)
+        .map(({ disabled: _, ...row }) => ({ ...row, freshDueAt: dueBy(row.freshDueAt), retryDueAt: dueBy(row.retryDueAt) })),
+      disabled: rows.filter((row) => row.disabled).map(({ webhookId }) => webhookId),
+    };
   }
 
   /**
@@ -274,23 +290,22 @@ export class DeliveryQueue {
     return { recorded, mine, unhealthy };
   }
 
-  /** Gives claims back unattempted (held back, no room, shutdown): due at `now` for any instance. */
+  /**
+   * Gives claims back unattempted (held back, no room, shutdown): due at `now` for any instance.
+   * Those of a webhook disabled meanwhile are failed instead, as the disabling fails the pending
+   * deliveries no instance holds (failPendingOf, docs/api.md 10.10): none is left pending on it.
+   */
   async release(ids: readonly number[], token: string, now: number): Promise<void> {
     if (ids.length === 0) return;
+    const disabled = `${WebhookSql.disabledOf('deliveries.webhook_id')} > 0`;
     await this.db.execute(
       varying(
-        `UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending' AND id IN (${placeholders(ids.length)})`,
+        `UPDATE deliveries SET state = CASE WHEN ${disabled} THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN ${disabled} THEN NULL ELSE ? END, claim_token = NULL
+          WHERE claim_token = ? AND state = 'pending' AND id IN (${placeholders(ids.length)})`,
       ),
       [sqlTimestamp(new Date(now)), token, ...ids],
     );
-  }
-
-  /** Gives back every claim this instance still holds (shutdown). */
-  async releaseAll(token: string, now: number): Promise<void> {
-    await this.db.execute("UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL WHERE claim_token = ? AND state = 'pending'", [
-      sqlTimestamp(new Date(now)),
-      token,
-    ]);
   }
 
   /** Ends a claim without an attempt, its webhook gone: the delivery is cancelled. */
@@ -348,6 +363,23 @@ export class DeliveryQueue {
       `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
         WHERE webhook_id = ? AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)`,
       [webhookId, sqlTimestamp(now)],
+    );
+  }
+
+  /**
+   * docs/api.md 10.10: the pending deliveries of these webhooks that no live claim holds (their
+   * claimer died under a live lease at the disabling) are failed as failPendingOf fails them, if
+   * the webhook is still disabled (the scan found it so: `disabled`).
+   */
+  async failPendingOfDisabled(webhookIds: readonly number[], now: number): Promise<void> {
+    if (webhookIds.length === 0) return;
+    await this.db.execute(
+      varying(
+        `UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
+          WHERE webhook_id IN (${placeholders(webhookIds.length)}) AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)
+            AND ${WebhookSql.disabledOf('deliveries.webhook_id')} > 0`,
+      ),
+      [...webhookIds, sqlTimestamp(new Date(now))],
     );
   }
 
