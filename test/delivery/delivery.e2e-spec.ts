@@ -489,6 +489,7 @@ describeOnMariadb('idempotency across instances', () => {
     } finally {
       await second.close();
       await first.close();
+      await database.drop();
     }
   });
 });
