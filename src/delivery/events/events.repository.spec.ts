@@ -23,12 +23,16 @@ const duplicate = () => Object.assign(new Error('Duplicate entry'), { code: 'ER_
 /**
  * Ingest's connection and the pool, over events committed in memory: a script's events (the ids
  * and idempotency keys of its INSERT) are refused when one is taken, else committed, each with
- * one delivery claimed with the handoff's token. `lostAnswers` scripts of more than one event
- * commit and then fail as a connection cut after COMMIT does.
+ * one delivery claimed with the handoff's token. `lostAnswers` scripts of more than one event, and
+ * `lostAlone` of one, commit and then fail as a connection cut after COMMIT does; `cutAlone`
+ * scripts of one fail before they commit.
  */
-function databases({ lostAnswers = 0, keysTaken = [] as string[] } = {}) {
+function databases({ lostAnswers = 0, lostAlone = 0, cutAlone = 0, keysTaken = [] as string[] } = {}) {
   const committed = new Map<string, string | null>();
+  const connectionLost = () => Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
   let lost = lostAnswers;
+  let lostSingle = lostAlone;
+  let cutSingle = cutAlone;
   const ingestDb = {
     dialect: MYSQL_DIALECT,
     async atomically(statements: readonly ScriptStatement[]) {
@@ -40,9 +44,9 @@ function databases({ lostAnswers = 0, keysTaken = [] as string[] } = {}) {
       }));
       const taken = (key: string | null) => key !== null && (keysTaken.includes(key) || [...committed.values()].includes(key));
       if (events.some(({ id, key }) => committed.has(id) || taken(key))) throw duplicate();
+      if (events.length === 1 && cutSingle-- > 0) throw connectionLost();
       for (const { id, key } of events) committed.set(id, key);
-      if (events.length > 1 && lost-- > 0)
-        throw Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+      if (events.length > 1 ? lost-- > 0 : lostSingle-- > 0) throw connectionLost();
       return statements.map((statement, i) =>
         i === 0 ? [] : statement.rows ? events.map(({ id }) => ({ id: 1, webhookId: 7, eventId: id })) : 1,
       );
@@ -62,6 +66,16 @@ describe('EventsRepository.insert', () => {
     const outcomes = await Promise.all(['evt_1', 'evt_2', 'evt_3'].map((id) => events.insert(eventOf(id), { handoff: HANDOFF })));
     const written = { deliveries: 1, handed: [{ id: 1, webhookId: 7 }] };
     expect(outcomes).toEqual([written, written, written]);
+  });
+
+  it('answers an event written alone whose answer was lost as written, its handed delivery read back', async () => {
+    const events = databases({ lostAlone: 1 });
+    expect(await events.insert(eventOf('evt_1'), { handoff: HANDOFF })).toEqual({ deliveries: 1, handed: [{ id: 1, webhookId: 7 }] });
+  });
+
+  it("leaves the database's error standing for an event written alone whose script was cut before COMMIT", async () => {
+    const events = databases({ cutAlone: 1 });
+    await expect(events.insert(eventOf('evt_1'))).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
   });
 
   it('answers duplicate when another event holds the idempotency key', async () => {

@@ -4,7 +4,7 @@ import { Database } from '../../database/database';
 import { GroupCommit } from '../../database/group-commit';
 import { Column, rowReader } from '../../database/row-reader';
 import { placeholders, type Row, type ScriptStatement, type SqlValue, varying } from '../../database/sql-executor';
-import { isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
+import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../../database/database-errors';
 import { sqlTimestamp } from '../../database/sql-dialect';
 import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
@@ -144,7 +144,9 @@ export class EventsRepository {
    * moment (GroupCommit). 'duplicate' when the idempotency key is taken; 'unknown organization'
    * when there is no such organization (its foreign key says so). A group whose script committed
    * though its answer was lost (the connection cut after COMMIT) is written again event by event,
-   * and each then finds its own id taken: that event is written, its deliveries read back.
+   * and each then finds its own id taken: that event is written, its deliveries read back. An
+   * event written alone whose answer was lost is looked for the same way (through the pool, not
+   * ingest's connection): found, it is written; else the database's error stands.
    */
   async insert(event: NewEvent, fanOut: FanOut = {}): Promise<InsertedEvent | 'duplicate' | 'unknown organization'> {
     try {
@@ -152,7 +154,10 @@ export class EventsRepository {
     } catch (error) {
       if (isUniqueViolation(error)) return (await this.written(event, fanOut)) ?? 'duplicate';
       if (isForeignKeyViolation(error)) return 'unknown organization';
-      throw error;
+      if (!isDatabaseUnavailable(error)) throw error;
+      const written = await this.written(event, fanOut).catch(() => undefined);
+      if (written === undefined) throw error;
+      return written;
     }
   }
 
