@@ -43,7 +43,7 @@ const delivery = (id: number, now: number, leaseMs = 60_000): ClaimedDelivery =>
 });
 
 /** A dispatcher whose queue finds webhook 7 due and lets one claim take `claimed(now)`; each fake may be replaced. */
-function dispatcherWith(fakes: { queue?: object; runner?: object; claimed?: (now: number) => ClaimedDelivery[] } = {}) {
+function dispatcherWith(fakes: { queue?: object; runner?: object; metrics?: object; claimed?: (now: number) => ClaimedDelivery[] } = {}) {
   let claims = 0;
   const queue = {
     scan: vi.fn(async (now: number) => ({
@@ -97,7 +97,7 @@ function dispatcherWith(fakes: { queue?: object; runner?: object; claimed?: (now
     health as unknown as EndpointHealthService,
     { disable: vi.fn() } as unknown as WebhookDisablingService,
     { connect: () => undefined } as unknown as DispatchSignal,
-    { attemptMade: () => undefined } as unknown as Metrics,
+    { attemptMade: () => undefined, ...fakes.metrics } as unknown as Metrics,
     config as unknown as AppConfig,
     logger as unknown as Logger,
   );
@@ -148,6 +148,19 @@ describe('DeliveryDispatcher', () => {
     const { queue } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
     await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
     expect(queue.complete).not.toHaveBeenCalled();
+  });
+
+  it('keeps a sent delivery claimed when an error of ours follows the sending, rather than send it again at once', async () => {
+    const { queue, runner, logger } = start({
+      metrics: {
+        attemptMade: () => {
+          throw new TypeError('not a function');
+        },
+      },
+    });
+    await vi.waitFor(() => expect(logger.warn).toHaveBeenCalled());
+    expect(runner.run).toHaveBeenCalledTimes(1);
+    expect(queue.release).not.toHaveBeenCalled();
   });
 
   it('gives back at shutdown, by their ids, the claims whose outcome could not be recorded', async () => {

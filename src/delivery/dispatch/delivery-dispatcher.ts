@@ -286,10 +286,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /**
    * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
    * given back when its lease no longer outlasts the attempt (the rate slot and the read took
-   * that long), else sent and recorded. An error of ours on the way gives the claim back too:
-   * nothing was recorded, and it is due again at once rather than when its lease ends.
+   * that long), else sent and recorded. An error of ours before the sending gives the claim back
+   * too (due again at once rather than when its lease ends); after it, the lease gives it back.
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
+    let sent = false;
     try {
       if (target === undefined || target.disabled) {
         await (target === undefined ? this.queue.cancel(delivery.id, this.token) : this.queue.failUnattempted(delivery.id, this.token));
@@ -302,6 +303,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       }
       const at = new Date();
       const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
+      sent = true;
       this.metrics.attemptMade(outcome);
       const unanswered = outcome.error !== null && UNANSWERED.has(outcome.error);
       this.scheduler.answered(
@@ -314,7 +316,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       if (verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, verdict.health.breakerOpenUntil);
     } catch (error) {
       this.warn(error, 'a delivery attempt failed unexpectedly');
-      this.release([delivery.id]);
+      // Not sent: due again at once. Sent: its lease gives it back, not sooner than a retry would.
+      if (!sent) this.release([delivery.id]);
     } finally {
       this.end(delivery);
       this.poke();

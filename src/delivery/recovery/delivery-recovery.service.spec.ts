@@ -62,12 +62,18 @@ describe('DeliveryRecoveryService.recover', () => {
     expect(recoveries.insert).not.toHaveBeenCalled();
   });
 
-  it('answers a window out of bounds 400 before the webhook is looked up, when no earlier recovery holds its key', async () => {
+  it('answers a window out of bounds 400 before the webhook is looked up', async () => {
     const { service, webhooks } = recoveryOf();
     const since = new Date(Date.now() - RETENTION_DAYS * 24 * HOUR - HOUR);
     await expect(service.recover(3, ACTOR, 'w', { since })).rejects.toMatchObject({ status: 400, code: 'bad request' });
+    expect(webhooks.findIdentity).not.toHaveBeenCalled();
+  });
+
+  it('answers a window out of bounds 400 under a key no earlier recovery holds', async () => {
+    const { service, recoveries } = recoveryOf();
+    const since = new Date(Date.now() - RETENTION_DAYS * 24 * HOUR - HOUR);
     await expect(service.recover(3, ACTOR, 'w', { since }, 'key-1')).rejects.toMatchObject({ status: 400, code: 'bad request' });
-    expect(webhooks.lockShared).not.toHaveBeenCalled();
+    expect(recoveries.insert).not.toHaveBeenCalled();
   });
 
   it('answers a repeat of its Idempotency-Key as the first call was, though its since has left the retention since', async () => {

@@ -80,7 +80,8 @@ export class RecoveriesRepository {
    * Counts the webhook's failed deliveries in the window (one range of the index, however many)
    * and records the recovery with that count, in the caller's transaction (RECOVERY_TRANSACTION,
    * which goes on with its first batch): its id and the count. Its idempotency key's unique
-   * index, and the webhook's foreign key, refuse it (a race lost, a webhook deleted meanwhile).
+   * index refuses it when a race on the key was lost (the caller holds the webhook's row under a
+   * share lock, so it cannot be deleted meanwhile).
    */
   async insert(tx: Transaction, recovery: NewRecovery): Promise<{ id: number; deliveries: number }> {
     const { webhookId, idempotencyKey, requestHash, window, requestedAt } = recovery;
@@ -163,9 +164,8 @@ export class RecoveriesRepository {
    * One batch, in the caller's transaction: up to RECOVERY_BATCH of the webhook's failed
    * deliveries in the window, after the position reached, are sent again through the one
    * statement that requeues a delivery; the position (and a claim's lease) moves on with them.
-   * The same condition as the count's, and no clock's: a delivery is made pending once per
-   * recovery (the position passes it), and one recovered is pending for its whole retry schedule
-   * before it can fail again. (A last attempt compared with the request's moment would compare
+   * The same condition as the count's, and no clock's: a delivery is made pending at most once
+   * per recovery (the position passes it). (A last attempt compared with the request's moment would compare
    * the delivering instance's clock with the asking one's: a failed delivery counted, and then
    * never sent.)
    * Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a recovery
