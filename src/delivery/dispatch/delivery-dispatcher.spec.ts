@@ -144,6 +144,31 @@ describe('DeliveryDispatcher', () => {
     expect(runner.run).not.toHaveBeenCalled();
   });
 
+  it("gives a rate-limited delivery back unsent when it could not go out within its slot's grace", async () => {
+    const { queue, runner } = start({ claimed: (now) => [{ ...delivery(11, now), notBefore: now - 1000, notAfter: now - 900 }] });
+    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    expect(runner.run).not.toHaveBeenCalled();
+  });
+
+  it('sends a rate-limited delivery on its slot, not before', async () => {
+    let slot = 0;
+    let sentAt: Date | undefined;
+    start({
+      claimed: (now) => {
+        slot = now + 150;
+        return [{ ...delivery(11, now), notBefore: slot, notAfter: slot + 5000 }];
+      },
+      runner: {
+        run: vi.fn(async (_delivery: unknown, _target: unknown, _body: unknown, at: Date) => {
+          sentAt = at;
+          return OK;
+        }),
+      },
+    });
+    await vi.waitFor(() => expect(sentAt).toBeDefined());
+    expect(sentAt!.getTime()).toBeGreaterThanOrEqual(slot);
+  });
+
   it('gives a delivery back when its attempt fails unexpectedly, rather than leaving it claimed until its lease ends', async () => {
     const { queue } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
     await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));

@@ -267,10 +267,12 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     for (const delivery of start) this.track(this.startOne(delivery));
   }
 
-  /** Waits for the delivery's rate slot, if any, then reads its webhook as stored now and makes the attempt. */
+  /**
+   * Reads the delivery's webhook as stored now, waits for its rate slot, if any (handed out at
+   * most RATE_HORIZON_MS ahead), and makes the attempt: the read comes first so that the send is
+   * on its slot, not a read's time after it.
+   */
   private async startOne(delivery: ClaimedDelivery): Promise<void> {
-    const wait = (delivery.notBefore ?? 0) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     let target: WebhookTarget | undefined;
     try {
       target = (await this.targets.load(delivery.webhookId))?.(delivery.eventType);
@@ -280,13 +282,15 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.giveBack([delivery]);
       return;
     }
+    const wait = (delivery.notBefore ?? 0) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     await this.attempt(delivery, target);
   }
 
   /**
    * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
    * given back when its lease no longer outlasts the attempt (the rate slot and the read took
-   * that long), else sent and recorded. An error of ours before the sending gives the claim back
+   * that long) or its rate slot's grace has passed, else sent and recorded. An error of ours before the sending gives the claim back
    * too (due again at once rather than when its lease ends); after it, the lease gives it back.
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
@@ -297,7 +301,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
         this.claims.delete(delivery.id);
         return;
       }
-      if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs) {
+      // Too near its lease's end, or past its rate slot's grace (it would go out beside the next slot's): back to the queue.
+      if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs || Date.now() > (delivery.notAfter ?? Infinity)) {
         this.release([delivery.id]);
         return;
       }

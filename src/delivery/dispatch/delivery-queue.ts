@@ -10,7 +10,7 @@ import { sealedFromJson } from '../events/sealed-json';
 import { HealthSql } from '../webhook-health-sql';
 import { DispatchDatabase } from './dispatch-database';
 import { EndpointHealthRepository } from './endpoint-health.repository';
-import { nextFreeSlot, rateSlots, RateSlots } from './rate-slots';
+import { nextFreeSlot, rateSlots, RateSlots, slotGraceMs } from './rate-slots';
 import { type ClaimAsk, type DueWebhook, RATE_HORIZON_MS, type Work } from './scheduling/dispatch-scheduler';
 
 // The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give,
@@ -35,6 +35,8 @@ export interface ClaimedDelivery extends Work {
   readonly bodyBytes: number;
   /** The rate limiter's slot: not sent before then. */
   readonly notBefore?: number;
+  /** The end of the slot's grace (slotGraceMs): not sent after then, but given back for a later slot. */
+  readonly notAfter?: number;
 }
 
 /** How an attempt ends a claim: the delivery's new state and the attempt's record. */
@@ -214,7 +216,10 @@ export class DeliveryQueue {
     const claimed: ClaimedDelivery[] = [];
     for (const [webhookId, limiter] of slots) {
       const mine = taken.filter((delivery) => delivery.webhookId === webhookId);
-      mine.forEach((delivery, i) => claimed.push({ ...delivery, notBefore: limiter.start + i * limiter.intervalMs }));
+      mine.forEach((delivery, i) => {
+        const slot = limiter.start + i * limiter.intervalMs;
+        claimed.push({ ...delivery, notBefore: slot, notAfter: slot + slotGraceMs(limiter.intervalMs) });
+      });
       if (mine.length > 0) await this.health.setRateSlot(tx, webhookId, nextFreeSlot(limiter, mine.length));
     }
     return [...claimed, ...taken.filter((delivery) => !slots.has(delivery.webhookId))];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextFreeSlot, rateSlots } from './rate-slots';
+import { nextFreeSlot, rateSlots, slotGraceMs } from './rate-slots';
 
 const times = (slots: ReturnType<typeof rateSlots>) => Array.from({ length: slots.count }, (_, i) => slots.start + i * slots.intervalMs);
 
@@ -35,5 +35,17 @@ describe('rateSlots', () => {
   it('moves the next free slot past the slots actually used', () => {
     const slots = rateSlots(null, 0, 10, 5, 1000);
     expect(nextFreeSlot(slots, 2)).toBe(200);
+  });
+});
+
+describe('slotGraceMs', () => {
+  it.each([
+    [1, 250],
+    [4, 125],
+    [10, 50],
+    [20, 25],
+    [1000, 25],
+  ])('gives a rate of %i a second a grace of %i ms', (rate, grace) => {
+    expect(slotGraceMs(1000 / rate)).toBe(grace);
   });
 });

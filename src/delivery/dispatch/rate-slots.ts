@@ -22,3 +22,13 @@ export function rateSlots(nextFreeAt: number | null, now: number, rate: number, 
 
 /** The limiter's next free slot once `used` of the slots were taken. */
 export const nextFreeSlot = (slots: RateSlots, used: number): number => slots.start + used * slots.intervalMs;
+
+/**
+ * How long after its slot a delivery may still be sent: half the interval, within 25 ms and
+ * 250 ms. One that waited longer (its webhook's attempts in flight, every place taken) goes back
+ * to the queue for a later slot rather than going out beside the next slot's delivery: a late
+ * send is never closer than half an interval to the next (at rates up to 20 a second; above,
+ * within 25 ms of its slot), so a second holds no more than `rate` of them, and at most one more
+ * at its edges. Large enough that a send is rarely late by the clock's own timers.
+ */
+export const slotGraceMs = (intervalMs: number): number => Math.min(250, Math.max(25, intervalMs / 2));
