@@ -215,12 +215,14 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     let claimed: ClaimedDelivery[];
     try {
       claimed = await this.work.run(
-        (tx) => this.queue.claim(tx, asks, now, this.leaseMs, this.token, (candidates) => this.bodies.fitting(candidates)),
+        (tx) => this.queue.claim(tx, asks, now, this.leaseMs, this.token, (candidates) => this.bodies.reserve(candidates)),
         CLAIM_TRANSACTION,
       );
     } catch (error) {
       this.warn(error, 'could not claim deliveries');
       return;
+    } finally {
+      this.bodies.unreserve();
     }
     for (const { id, eventId, bodyBytes } of claimed) {
       this.claims.add(id);

@@ -35,4 +35,26 @@ describe('EventBodies', () => {
     sut.put('evt_a', Buffer.from('abc'));
     expect([sut.missing('evt_a'), sut.get('evt_a')?.toString()]).toEqual([false, 'abc']);
   });
+
+  it("chooses a claim's new bodies within the budget, and counts them as used until the claim ends", () => {
+    const sut = new EventBodies(1000);
+    sut.take('evt_a', 300);
+    const wanted = [
+      { eventId: 'evt_a', bodyBytes: 300 },
+      { eventId: 'evt_b', bodyBytes: 500 },
+      { eventId: 'evt_c', bodyBytes: 400 },
+    ];
+    expect(sut.reserve(wanted).map(({ eventId }) => eventId)).toEqual(['evt_a', 'evt_b']);
+    expect(sut.fits('evt_d', 300)).toBe(false); // a hand-off meanwhile: 300 held and 500 set aside
+    sut.unreserve();
+    expect(sut.fits('evt_d', 300)).toBe(true);
+  });
+
+  it('replaces a reservation asked again by the same claim (its transaction run again)', () => {
+    const sut = new EventBodies(1000);
+    sut.reserve([{ eventId: 'evt_a', bodyBytes: 600 }]);
+    expect(sut.reserve([{ eventId: 'evt_b', bodyBytes: 700 }]).map(({ eventId }) => eventId)).toEqual(['evt_b']);
+    expect(sut.fits('evt_c', 400)).toBe(false);
+    expect(sut.fits('evt_c', 300)).toBe(true);
+  });
 });

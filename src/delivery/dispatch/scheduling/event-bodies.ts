@@ -15,6 +15,8 @@ interface HeldBody {
 export class EventBodies {
   private readonly held = new Map<string, HeldBody>();
   private used = 0;
+  /** New bodies a claim in progress has chosen (reserve), counted until its deliveries are taken or it fails. */
+  private reserved = 0;
 
   constructor(private readonly budgetBytes: number) {}
 
@@ -29,20 +31,32 @@ export class EventBodies {
 
   /** Whether a new body of `bytes` fits. */
   room(bytes: number): boolean {
-    return this.used === 0 || this.used + bytes <= this.budgetBytes;
+    const used = this.used + this.reserved;
+    return used === 0 || used + bytes <= this.budgetBytes;
   }
 
-  /** Of `wanted`, in order, those that fit together (nothing is held by asking). */
-  fitting<W extends { readonly eventId: string; readonly bodyBytes: number }>(wanted: readonly W[]): W[] {
-    const adding = new Map<string, number>();
+  /**
+   * Of `wanted`, in order, those that fit together, their new bodies set aside until the claim
+   * that asks ends (unreserve): hand-offs accepted meanwhile see them as used. Asked again (the
+   * claim's transaction run again), the new choice replaces the earlier one.
+   */
+  reserve<W extends { readonly eventId: string; readonly bodyBytes: number }>(wanted: readonly W[]): W[] {
+    const adding = new Set<string>();
     let used = this.used;
-    return wanted.filter(({ eventId, bodyBytes }) => {
+    const chosen = wanted.filter(({ eventId, bodyBytes }) => {
       if (this.held.has(eventId) || adding.has(eventId)) return true;
       if (used !== 0 && used + bodyBytes > this.budgetBytes) return false;
-      adding.set(eventId, bodyBytes);
+      adding.add(eventId);
       used += bodyBytes;
       return true;
     });
+    this.reserved = used - this.used;
+    return chosen;
+  }
+
+  /** The claim has ended: what it took is held (take), the rest of its reservation let go. */
+  unreserve(): void {
+    this.reserved = 0;
   }
 
   /** Holds the body for one more delivery (fits() first); the body itself may come later (`put`). */
