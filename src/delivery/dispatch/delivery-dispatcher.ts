@@ -292,8 +292,9 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   /**
    * One attempt, as its webhook is now: cancelled when it is gone, failed when it is disabled,
    * given back when its lease no longer outlasts the attempt (the rate slot and the read took
-   * that long) or its rate slot's grace has passed, else sent and recorded. An error of ours before the sending gives the claim back
-   * too (due again at once rather than when its lease ends); after it, the lease gives it back.
+   * that long) or its rate slot's grace has passed, else sent and recorded. An error of ours
+   * before the sending gives the claim back too (due again at once rather than when its lease
+   * ends); after it, the lease gives it back.
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     let sent = false;
