@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, get, request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -341,6 +341,19 @@ describe('METRICS_PORT', () => {
       expect(await exitOf(server)).toEqual({ code: 0, signal: null });
     } finally {
       agent.destroy();
+    }
+  });
+
+  it('a PORT in use stops the process at start with one line naming PORT', async () => {
+    const [port] = await freePorts(1);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '0.0.0.0', resolve));
+    try {
+      const server = servers.spawn({ ...env, PORT: String(port) }, cwd);
+      expect((await exitOf(server)).code).not.toBe(0);
+      expect(lines(server.output)).toEqual([`invalid configuration: PORT: ${port} is in use on 127.0.0.1`]); // the servers run on loopback
+    } finally {
+      holder.close();
     }
   });
 
