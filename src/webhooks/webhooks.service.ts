@@ -120,14 +120,7 @@ export class WebhooksService {
         const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
         const existing = await this.webhooks.findLocked(tx, sourceId, name);
         if (existing) {
-          const written = headers?.(existing.headers);
-          await this.webhooks.update(tx, existing.id, { ...columns, ...written?.columns });
-          await this.audit.record(tx, {
-            organizationId,
-            action: 'webhook.updated',
-            webhook: name,
-            fields: withHeaders(changedFields(existing.columns, columns), written?.changed),
-          });
+          await this.updateExisting(tx, organizationId, name, existing, columns, headers);
           return { secret: existing.secret, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
         }
         const now = await this.webhooks.countWithName(organizationId, name, tx);
@@ -157,14 +150,7 @@ export class WebhooksService {
       async (tx) => {
         const webhook = await this.lockedWebhook(tx, organizationId, name);
         if (webhook === undefined) return undefined;
-        const written = headers?.(webhook.headers);
-        await this.webhooks.update(tx, webhook.id, { ...changes, ...written?.columns });
-        await this.audit.record(tx, {
-          organizationId,
-          action: 'webhook.updated',
-          webhook: name,
-          fields: withHeaders(changedFields(webhook.columns, changes), written?.changed),
-        });
+        await this.updateExisting(tx, organizationId, name, webhook, changes, headers);
         return this.webhooks.findByName(organizationId, name, tx);
       },
       { actor },
@@ -238,11 +224,6 @@ export class WebhooksService {
     return sourceId === undefined ? undefined : this.webhooks.findLocked(tx, sourceId, name);
   }
 
-  /**
-   * docs/api.md 10.15: the headers a write leaves, from the stored ones, sealed to the webhook;
-   * 400 when they break the limits of a webhook's whole set (a patch can add to what is stored).
-   * A replace that cannot open the stored ones (a key gone) counts as a change; a merge needs them.
-   */
   /** A new webhook's row and its audit entry, in the creating transaction (create, and a legacy create-or-update that creates). */
   private async insertNew(
     tx: Transaction,
@@ -263,6 +244,33 @@ export class WebhooksService {
     });
   }
 
+  /**
+   * An existing webhook's new columns and its audit entry naming only what changed, in the
+   * transaction that holds its source lock (PATCH, and a legacy create-or-update that updates).
+   */
+  private async updateExisting(
+    tx: Transaction,
+    organizationId: number,
+    name: string,
+    existing: LockedWebhook,
+    changes: WebhookColumns,
+    headers: HeadersWrite | undefined,
+  ): Promise<void> {
+    const written = headers?.(existing.headers);
+    await this.webhooks.update(tx, existing.id, { ...changes, ...written?.columns });
+    await this.audit.record(tx, {
+      organizationId,
+      action: 'webhook.updated',
+      webhook: name,
+      fields: withHeaders(changedFields(existing.columns, changes), written?.changed),
+    });
+  }
+
+  /**
+   * docs/api.md 10.15: the headers a write leaves, from the stored ones, sealed to the webhook;
+   * 400 when they break the limits of a webhook's whole set (a patch can add to what is stored).
+   * A replace that cannot open the stored ones (a key gone) counts as a change; a merge needs them.
+   */
   private headersWrite(organizationId: number, name: string, change: HeadersChange): HeadersWrite {
     const binding = customHeadersBinding(organizationId, name);
     const open = (stored: SealedSecret): HeaderList => JSON.parse(this.secrets.open(stored, binding)) as HeaderList;
