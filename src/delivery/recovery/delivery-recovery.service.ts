@@ -61,16 +61,16 @@ export class DeliveryRecoveryService {
     try {
       window = recoveryWindowOf(request, requestedAt, this.retentionDays);
     } catch (outOfBounds) {
-      const earlier = idempotencyKey === undefined ? undefined : await this.earlier(organizationId, name, idempotencyKey, requestedAt);
+      // A repeat of a key is answered as its first call was, though its since has left the retention since.
+      const found = idempotencyKey === undefined ? undefined : await this.webhooks.findIdentity(organizationId, name);
+      const earlier = found && (await this.earlier(found.id, idempotencyKey!, requestedAt));
       if (earlier === undefined) throw outOfBounds;
       return replay(earlier, requestHash);
     }
     const webhook = await this.webhooks.findIdentity(organizationId, name);
     if (webhook === undefined) throw Errors.notFound();
-    if (idempotencyKey !== undefined) {
-      const earlier = await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey);
-      if (earlier !== undefined && !(await this.expired(earlier, requestedAt))) return replay(earlier, requestHash);
-    }
+    const earlier = idempotencyKey === undefined ? undefined : await this.earlier(webhook.id, idempotencyKey, requestedAt);
+    if (earlier !== undefined) return replay(earlier, requestHash);
     const outcome = await this.work
       .run(
         async (tx): Promise<({ deliveries: number } & BatchOutcome) | 'disabled' | 'gone'> => {
@@ -109,18 +109,12 @@ export class DeliveryRecoveryService {
     return { deliveries: outcome.deliveries };
   }
 
-  /** The recovery a webhook of this name made under this key within its window, if any. */
-  private async earlier(organizationId: number, name: string, idempotencyKey: string, now: Date): Promise<KeyedRecovery | undefined> {
-    const webhook = await this.webhooks.findIdentity(organizationId, name);
-    const earlier = webhook && (await this.recoveries.findByIdempotencyKey(webhook.id, idempotencyKey));
-    return earlier && !(await this.expired(earlier, now)) ? earlier : undefined;
-  }
-
-  /** A key older than its window is freed for the new recovery. */
-  private async expired(earlier: KeyedRecovery, now: Date): Promise<boolean> {
-    if (now.getTime() - earlier.requestedAt.getTime() < IDEMPOTENCY_WINDOW_MS) return false;
+  /** The recovery the webhook made under this key within its window, if any: a key older than that is freed for the new one. */
+  private async earlier(webhookId: number, idempotencyKey: string, now: Date): Promise<KeyedRecovery | undefined> {
+    const earlier = await this.recoveries.findByIdempotencyKey(webhookId, idempotencyKey);
+    if (earlier === undefined || now.getTime() - earlier.requestedAt.getTime() < IDEMPOTENCY_WINDOW_MS) return earlier;
     await this.recoveries.forgetIdempotencyKey(earlier.id);
-    return true;
+    return undefined;
   }
 }
 
