@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { BatchedLoader } from '../../common/batched-loader';
@@ -284,8 +285,9 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       this.giveBack([delivery]);
       return;
     }
-    const wait = (delivery.notBefore ?? 0) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // A timer may fire a millisecond before the wall clock reaches its slot: wait again until it has.
+    const notBefore = delivery.notBefore ?? 0;
+    for (let wait = notBefore - Date.now(); wait > 0; wait = notBefore - Date.now()) await sleep(wait);
     await this.attempt(delivery, target);
   }
 
