@@ -1,5 +1,5 @@
 import { Test } from '@nestjs/testing';
-import type { OpenAPIObject, OperationObject, PathItemObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, PathItemObject, ReferenceObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allControllers } from '../../test/support/unit/controllers';
 import { openApiDocument } from './openapi-document';
@@ -9,17 +9,17 @@ const operationsOf = (items: Record<string, PathItemObject> = {}): OperationObje
   Object.values(items).flatMap((item) => METHODS.flatMap((method) => item[method] ?? []));
 
 // The document of every controller (found by file name), their services left out: building it reads only decorators.
-describe('openApiDocument: operationIds (issue 26)', () => {
-  let document: OpenAPIObject;
-  beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ controllers: await allControllers() })
-      .useMocker(() => ({}))
-      .compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    document = openApiDocument(app);
-    await app.close();
-  });
+let document: OpenAPIObject;
+beforeAll(async () => {
+  const moduleRef = await Test.createTestingModule({ controllers: await allControllers() })
+    .useMocker(() => ({}))
+    .compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  document = openApiDocument(app);
+  await app.close();
+});
 
+describe('openApiDocument: operationIds (issue 26)', () => {
   it('gives every operation, the webhooks of the event catalogue included, an operationId of its own', () => {
     const ids = [...operationsOf(document.paths), ...operationsOf(document.webhooks)].map((operation) => operation.operationId);
     expect(ids.every((id) => typeof id === 'string')).toBe(true);
@@ -51,5 +51,42 @@ describe('openApiDocument: operationIds (issue 26)', () => {
       'testWebhook',
       'updateWebhook',
     ]);
+  });
+});
+
+describe('openApiDocument: request bodies (docs/api.md 5, 10.15)', () => {
+  const schemas = () => document.components!.schemas! as Record<string, SchemaObject>;
+  /** Every object schema that lists properties, reached from a request body. */
+  const bodySchemas = (): SchemaObject[] => {
+    const found = new Set<SchemaObject>();
+    const walk = (schema: SchemaObject | ReferenceObject | undefined): void => {
+      if (schema === undefined) return;
+      const target = '$ref' in schema ? schemas()[schema.$ref.split('/').pop()!] : schema;
+      if (found.has(target)) return;
+      if (target.properties !== undefined) found.add(target);
+      for (const member of Object.values(target.properties ?? {})) walk(member);
+      for (const part of [...(target.anyOf ?? []), ...(target.oneOf ?? []), ...(target.allOf ?? [])]) walk(part);
+    };
+    for (const operation of operationsOf(document.paths)) {
+      const body = operation.requestBody as RequestBodyObject | undefined;
+      for (const media of Object.values(body?.content ?? {})) walk(media.schema);
+    }
+    return [...found];
+  };
+
+  it('closes every object a request body lists the members of to unknown members, as validation refuses them', () => {
+    const open = bodySchemas().filter((schema) => schema.additionalProperties !== false);
+    expect(bodySchemas().length).toBeGreaterThan(5);
+    expect(open).toEqual([]);
+  });
+
+  it("leaves the free-form objects open: an event's data and a webhook's headers", () => {
+    expect(schemas().EventBodyDto.properties!.data).not.toHaveProperty('additionalProperties', false);
+    expect((schemas().CreateWebhookDto.properties!.headers as SchemaObject).additionalProperties).toMatchObject({ type: 'string' });
+  });
+
+  it("bounds a create's headers at 20, and a patch's only in the set it leaves (null members remove)", () => {
+    expect(schemas().CreateWebhookDto.properties!.headers).toMatchObject({ maxProperties: 20 });
+    expect(schemas().WebhookPatchDto.properties!.headers).not.toHaveProperty('maxProperties');
   });
 });

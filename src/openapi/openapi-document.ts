@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { ParameterObject, PathItemObject, ResponsesObject, SchemaObject, WebhooksObject } from '@nestjs/swagger';
+import type { ParameterObject, PathItemObject, ReferenceObject, ResponsesObject, SchemaObject, WebhooksObject } from '@nestjs/swagger';
 import { version } from '../../package.json';
 import { PLATFORM_SCHEME, SESSION_COOKIE, SESSION_SCHEME, WALLET_SCHEME } from '../auth/auth-policy';
 import { EVENT_ID_PATTERN } from '../delivery/delivery.model';
@@ -35,11 +35,41 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   // A handler's name is its operation's id (`listWebhooks`, `getDelivery`): what generated clients
   // call their methods, so it is unique across the app (openapi-document.spec.ts) and kept stable.
-  return SwaggerModule.createDocument(
+  const document = SwaggerModule.createDocument(
     app,
     { ...description, webhooks: catalogueWebhooks() },
     { operationIdFactory: (_, method) => method },
   );
+  closeRequestBodies(document);
+  return document;
+}
+
+/**
+ * Every body refuses unknown members, at any depth (docs/api.md 5; validateBody's whitelist): each
+ * object schema a request body reaches that lists its properties gets `additionalProperties:
+ * false`, which @nestjs/swagger cannot say of a class. Free-form objects (an event's `data`, a
+ * webhook's `headers`) list none and stay open.
+ */
+function closeRequestBodies(document: OpenAPIObject): void {
+  const components = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const seen = new Set<SchemaObject>();
+  const close = (schema: SchemaObject | ReferenceObject | undefined): void => {
+    if (schema === undefined) return;
+    const target = '$ref' in schema ? components[schema.$ref.replace('#/components/schemas/', '')] : schema;
+    if (target === undefined || '$ref' in target || seen.has(target)) return;
+    seen.add(target);
+    if (target.properties !== undefined && target.additionalProperties === undefined) target.additionalProperties = false;
+    for (const member of Object.values(target.properties ?? {})) close(member);
+    for (const part of [...(target.allOf ?? []), ...(target.anyOf ?? []), ...(target.oneOf ?? [])]) close(part);
+    if (target.items !== undefined) close(target.items);
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const operation of [item.post, item.put, item.patch, item.delete]) {
+      const body = operation?.requestBody;
+      if (body === undefined || '$ref' in body) continue;
+      for (const media of Object.values(body.content)) close(media.schema);
+    }
+  }
 }
 
 /** docs/api.md 10.3: the headers of every attempt. */

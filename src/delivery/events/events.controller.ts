@@ -18,7 +18,9 @@ export class EventsController {
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Hand in an event: it is stored with one delivery per webhook of the organization before the answer' })
+  @ApiOperation({
+    summary: 'Hand in an event: it is stored with one delivery per webhook of the organization that takes its type, before the answer',
+  })
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,

@@ -6,7 +6,7 @@ import { Errors } from '../../common/domain-error';
 import { answeredWith, KeptAsSent, Optional, Required } from '../../common/validation/validation.decorators';
 import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
-import { headerProblems, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
+import { headerProblems, MAX_HEADER_BYTES, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 
 /*
@@ -118,7 +118,8 @@ export const HeadersField = ({ nullable = false } = {}) =>
   applyDecorators(
     ApiPropertyOptional({
       type: 'object',
-      maxProperties: MAX_HEADERS,
+      // A patch may name more members than it leaves (null ones remove): its limit is on the result.
+      ...(nullable ? {} : { maxProperties: MAX_HEADERS }),
       propertyNames: { pattern: HEADER_NAME_PATTERN },
       additionalProperties: {
         type: nullable ? ['string', 'null'] : 'string',
@@ -131,8 +132,10 @@ export const HeadersField = ({ nullable = false } = {}) =>
         'Headers sent with every attempt beside the signed ones (a receiver API key, for example): stored encrypted, never shown again ' +
         '(reads mask every value). Not covered by the signature. Refused names: host, content-length, content-type, ' +
         'transfer-encoding, connection, keep-alive, te, trailer, upgrade, expect, user-agent, proxy-*, webhook-*; ' +
-        'at most 8192 characters of values together' +
-        (nullable ? '. Merged: a null member removes that header (names match case-insensitively), null removes them all' : ''),
+        `at most ${MAX_HEADERS} headers and ${MAX_HEADER_BYTES} characters of values together` +
+        (nullable
+          ? ' in the set the patch leaves. Merged: a null member removes that header (names match case-insensitively), null removes them all'
+          : ''),
     } as ApiPropertyOptions),
     Optional({ nullable }),
     // Any HTTP token is a name, `constructor` and `toString` included, which a copy would drop.

@@ -35,6 +35,10 @@ export class AcceptedEventDto {
   @ApiProperty({ pattern: '^evt_[A-Za-z0-9_-]{22}$' })
   id: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'One delivery per webhook the organization had' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'One delivery per webhook the organization had that takes the event type (docs/api.md 10.13)',
+  })
   deliveries: number;
 }
