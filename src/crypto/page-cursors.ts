@@ -15,6 +15,13 @@ export interface PageCursor<T extends PagePosition, F extends PageFilters> {
   readonly filters: F;
 }
 
+/** A cursor of ours, not yet matched to the list it is presented to. */
+export interface OpenedCursor<T extends PagePosition, F extends PageFilters> {
+  readonly scope: string;
+  readonly position: T;
+  readonly filters: F | undefined;
+}
+
 const ANOTHER_LIST = 'cursor: belongs to another list or filter';
 
 /**
@@ -46,17 +53,32 @@ export class PageCursors {
    * it keeps.
    */
   decode<T extends PagePosition = number, F extends PageFilters = PageFilters>(cursor: string, scope: string, given?: F): PageCursor<T, F> {
+    return this.within(this.open<T, F>(cursor), scope, given);
+  }
+
+  /**
+   * A cursor checked to be one of ours, unchanged, before the list it pages is looked up: a
+   * cursor that is not is 400 whether or not that list exists (docs/api.md 4: the query is
+   * validated before the webhook is looked for).
+   */
+  open<T extends PagePosition = number, F extends PageFilters = PageFilters>(cursor: string): OpenedCursor<T, F> {
     const [body, mac, extra] = cursor.split('.');
     const presented = Buffer.from(mac ?? '', 'base64url');
     const wanted = Buffer.from(this.mac(body ?? ''), 'base64url');
     if (extra !== undefined || presented.length !== wanted.length || !timingSafeEqual(presented, wanted))
       throw Errors.badRequest(['cursor: not a cursor of this list']);
-    const [cursorScope, position, filters] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, T, F?];
-    if (cursorScope !== scope || filters === undefined) throw Errors.badRequest([ANOTHER_LIST]);
+    const [scope, position, filters] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, T, F?];
+    return { scope, position, filters };
+  }
+
+  /** An opened cursor's position and filters, when it belongs to this list and every filter `given` beside it is the one it keeps. */
+  within<T extends PagePosition, F extends PageFilters>(cursor: OpenedCursor<T, F>, scope: string, given?: F): PageCursor<T, F> {
+    const { filters } = cursor;
+    if (cursor.scope !== scope || filters === undefined) throw Errors.badRequest([ANOTHER_LIST]);
     for (const [name, value] of Object.entries(given ?? {})) {
       if (value !== null && value !== (filters[name] ?? null)) throw Errors.badRequest([ANOTHER_LIST]);
     }
-    return { position, filters };
+    return { position: cursor.position, filters };
   }
 
   private mac(body: string): string {

@@ -245,6 +245,12 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'bad request' });
   });
 
+  it('answers a cursor that is not one 400 before it looks for the webhook (docs/api.md 4: the query before the 404)', async () => {
+    const owner = await t.member('owner');
+    const res = await t.http().get('/api/webhook/no-such-hook/deliveries?cursor=abc').set('Cookie', owner.cookie);
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'bad request' });
+  });
+
   it('answers a cursor changed by the client, or taken to another filter, 400 bad request', async () => {
     const { cookie } = await webhookWithEvents(3);
     await settledLog(cookie, 3);

@@ -67,11 +67,13 @@ export class DeliveryLogService {
   ) {}
 
   async page(organizationId: number, name: string, query: DeliveryLogQueryDto): Promise<DeliveryPageDto> {
+    // A cursor that is not one of ours is 400 before the webhook is looked for, as every bad query value is.
+    const opened = query.cursor === undefined ? undefined : this.cursors.open<LogPosition, KeptFilters>(query.cursor);
     const webhookId = await this.webhookId(organizationId, name);
     const given = keptOf({ state: query.state ?? null, type: query.type ?? null, since: query.since ?? null, until: query.until ?? null });
     // A cursor keeps its page's filters: the next page is asked with it alone, or with the same filters.
     const scope = `deliveries:${webhookId}`;
-    const cursor = query.cursor === undefined ? undefined : this.cursors.decode<LogPosition, KeptFilters>(query.cursor, scope, given);
+    const cursor = opened === undefined ? undefined : this.cursors.within(opened, scope, given);
     const filters = filtersOf(cursor?.filters ?? given);
     const rows = await this.log.page(webhookId, filters, cursor?.position, query.limit + 1);
     const data = rows.slice(0, query.limit).map(deliveryOf);
