@@ -1,11 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
 
-const decodes = (segment: string): boolean => {
+/**
+ * The segment decoded, or undefined when it does not decode. Its result is used, not only its
+ * throwing: the bundler takes `decodeURIComponent` for a pure function and dropped a call whose
+ * value went unused, so that every segment "decoded" in dist/ (test/operations/server-process).
+ */
+const decoded = (segment: string): string | undefined => {
   try {
-    decodeURIComponent(segment);
-    return true;
+    return decodeURIComponent(segment);
   } catch {
-    return false;
+    return undefined;
   }
 };
 
@@ -24,7 +28,7 @@ export function keepUndecodablePath(req: Request, _res: Response, next: NextFunc
   const path = query === -1 ? url : url.slice(0, query);
   const kept = path
     .split('/')
-    .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
+    .map((segment) => (decoded(segment) === undefined ? segment.replaceAll('%', '%25') : segment))
     .join('/');
   if (kept !== path) req.url = kept + (query === -1 ? '' : url.slice(query));
   next();

@@ -307,6 +307,12 @@ describe('API_PREFIX=/v2', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ status: 'ok' });
   });
+
+  // What the bundle runs, not only the sources: the bundler once dropped this check as pure.
+  it('answers a webhook name that does not decode after authentication, as the sources do: 401 without a session', async () => {
+    const response = await fetch(`${server.base}/v2/webhook/%ZZ`);
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { code: 'unauthorized' } });
+  });
 });
 
 describe('METRICS_PORT', () => {
