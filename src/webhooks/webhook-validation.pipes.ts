@@ -3,7 +3,8 @@ import type { RequestParts } from '../common/validation/request-input';
 import { validateBody, validateParameters } from '../common/validation/validate-input';
 import { Errors } from '../common/domain-error';
 import { AddressPolicy, PUBLIC_ONLY } from '../url-safety/public-address';
-import { checkUrl } from '../url-safety/url-rules';
+import { UrlResolution } from '../url-safety/url-resolution';
+import { checkUrl, portOf } from '../url-safety/url-rules';
 import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, RotateSecretDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
 import { WebhookPathDto } from './dto/webhook-path.dto';
@@ -11,11 +12,13 @@ import { draftOf, fieldsOfBody, patchOf } from './webhook.mapper';
 import { CheckedUrl, DEFAULT_GRACE_SECONDS, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
 
 /*
- * The validation of docs/api.md 5 before any database or DNS work: one pipe per route, over its
+ * The validation of docs/api.md 5 before any database work: one pipe per route, over its
  * RequestInput, checking in the order docs/api.md gives. A request breaking several rules gets the
  * code of the first kind it breaks: the name (`invalid name`: the path's, then the body's), then
  * the shape (`bad request`), then the static URL rules (`invalid url`); `message` names every
- * offending field of that kind.
+ * offending field of that kind. DNS is the service's, after its own checks (a conflict, the cap,
+ * a 404), except when a static URL rule is broken: the request's other URLs are then resolved
+ * here, so that the one 400 names every URL that breaks a rule (5.1, rule 7).
  */
 
 /** A webhook to create or replace: its name and what its body sets. */
@@ -47,42 +50,59 @@ export class RotateSecretPipe implements PipeTransform<RequestParts, { name: str
 /** The pipes that check URLs: an IP-literal host must be allowed by the AddressPolicy (TRUSTED_CIDRS). */
 @Injectable()
 abstract class UrlCheckingPipe {
-  constructor(@Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY) {}
+  constructor(
+    private readonly resolution: UrlResolution,
+    @Optional() private readonly addresses: AddressPolicy = PUBLIC_ONLY,
+  ) {}
 
-  protected draftOf(dto: WebhookUrlsDto): WebhookDraft {
-    return draftOf(this.checkUrls(fieldsOfBody<string>(dto)), dto);
+  protected async draftOf(dto: WebhookUrlsDto): Promise<WebhookDraft> {
+    return draftOf(await this.checkUrls(fieldsOfBody<string>(dto)), dto);
   }
 
-  /** The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear") passes. */
-  protected checkUrls<T extends string | null>(given: [UrlField, T][]): [UrlField, CheckedUrl | Extract<T, null>][] {
-    const problems: string[] = [];
+  /**
+   * The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear")
+   * passes. When one is broken, the names of the others are resolved as well and their 400s
+   * (not public, does not resolve) join the message, in the order of the fields; a resolver
+   * failure among them loses to the 400 (rule 7).
+   */
+  protected async checkUrls<T extends string | null>(given: [UrlField, T][]): Promise<[UrlField, CheckedUrl | Extract<T, null>][]> {
+    const problems = new Map<UrlField, string>();
     const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {
       if (value === null) return [field, value as Extract<T, null>];
       const verdict = checkUrl(value, this.addresses.allows);
-      if (!verdict.ok) problems.push(`${field}: ${verdict.problem}`);
+      if (!verdict.ok) problems.set(field, `${field}: ${verdict.problem}`);
       return [field, verdict.ok ? { href: verdict.href, hostname: verdict.hostname } : { href: '' }];
     });
-    if (problems.length > 0) throw Errors.invalidUrl(problems);
-    return checked;
+    if (problems.size === 0) return checked;
+    const named = checked.flatMap(([field, url]) =>
+      url?.hostname === undefined || problems.has(field) ? [] : [{ field, hostname: url.hostname, port: portOf(url.href) }],
+    );
+    const resolved = named.length === 0 ? undefined : await this.resolution.check(named);
+    const unresolved = new Set(resolved?.kind === 'invalid' ? resolved.messages : []);
+    const messages = given.flatMap(([field]) => [
+      ...(problems.has(field) ? [problems.get(field)!] : []),
+      ...[...unresolved].filter((message) => message.startsWith(`${field}: `)),
+    ]);
+    throw Errors.invalidUrl(messages);
   }
 }
 
 /** `POST /webhook/{name}`: the path's name, then the body (a body name is checked, and loses to the path's), then its URLs. */
 @Injectable()
-export class CreateWebhookPipe extends UrlCheckingPipe implements PipeTransform<RequestParts, NamedDraft> {
-  transform(parts: RequestParts): NamedDraft {
+export class CreateWebhookPipe extends UrlCheckingPipe implements PipeTransform<RequestParts, Promise<NamedDraft>> {
+  async transform(parts: RequestParts): Promise<NamedDraft> {
     const name = webhookNameOf(parts);
     const dto = validateBody(CreateWebhookDto, parts.body);
-    return { name, draft: this.draftOf(dto) };
+    return { name, draft: await this.draftOf(dto) };
   }
 }
 
 /** `POST /webhook` (legacy create-or-update): the body (its name first), then its URLs. */
 @Injectable()
-export class ReplaceWebhookPipe extends UrlCheckingPipe implements PipeTransform<RequestParts, NamedDraft> {
-  transform({ body }: RequestParts): NamedDraft {
+export class ReplaceWebhookPipe extends UrlCheckingPipe implements PipeTransform<RequestParts, Promise<NamedDraft>> {
+  async transform({ body }: RequestParts): Promise<NamedDraft> {
     const dto = validateBody(ReplaceWebhookDto, body);
-    return { name: dto.name, draft: this.draftOf(dto) };
+    return { name: dto.name, draft: await this.draftOf(dto) };
   }
 }
 
@@ -96,10 +116,13 @@ export class DeleteWebhookByBodyPipe implements PipeTransform<RequestParts, stri
 
 /** `PATCH /webhook/{name}`: the path's name, then the patch, then its URLs. */
 @Injectable()
-export class UpdateWebhookPipe extends UrlCheckingPipe implements PipeTransform<RequestParts, { name: string; patch: WebhookPatch }> {
-  transform(parts: RequestParts) {
+export class UpdateWebhookPipe
+  extends UrlCheckingPipe
+  implements PipeTransform<RequestParts, Promise<{ name: string; patch: WebhookPatch }>>
+{
+  async transform(parts: RequestParts): Promise<{ name: string; patch: WebhookPatch }> {
     const name = webhookNameOf(parts);
     const dto = validateBody(WebhookPatchDto, parts.body);
-    return { name, patch: patchOf(this.checkUrls(fieldsOfBody<string | null>(dto)), dto) };
+    return { name, patch: patchOf(await this.checkUrls(fieldsOfBody<string | null>(dto)), dto) };
   }
 }

@@ -18,6 +18,7 @@ import { createPino, PINO } from '../../../src/logging/pino.provider';
 import { ClientLimits } from '../../../src/rate-limit/client-limits';
 import { SessionRateLimitGuard } from '../../../src/rate-limit/session-rate-limit.guard';
 import { AddressPolicy, PUBLIC_ONLY } from '../../../src/url-safety/public-address';
+import { UrlResolution } from '../../../src/url-safety/url-resolution';
 
 /*
  * Controller tests without the whole app (immich's controllerSetup): the controllers with the real
@@ -78,6 +79,8 @@ export async function controllerSetup(controllers: Type[]): Promise<ControllerCo
       { provide: ClientLimits, useValue: limits },
       { provide: AppConfig, useValue: { allowedOrigins: [ALLOWED_ORIGIN] } },
       { provide: AddressPolicy, useValue: PUBLIC_ONLY },
+      // The URL pipes resolve the names beside a broken URL: none is wrong here unless a test says so.
+      { provide: UrlResolution, useValue: { check: vi.fn(async () => ({ kind: 'ok' })) } },
       { provide: PINO, useValue: createPino('silent') },
     ],
   })
