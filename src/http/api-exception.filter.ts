@@ -46,6 +46,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   private answerFor(exception: unknown, req: Request): ErrorAnswer {
     if (exception instanceof DomainError) return errorAnswer(exception);
+    // Ours, thrown inside a library's middleware (the JSON parser's verify), comes back wrapped by Nest's adapter.
+    if (exception instanceof HttpException && exception.cause instanceof DomainError) return errorAnswer(exception.cause);
     if (exception instanceof NotFoundException) {
       // Only the router throws a bare NotFoundException: no route for this method and path.
       const allow = (this.adapterHost.httpAdapter as ApiExpressAdapter).allowedMethods(req.originalUrl.split('?')[0]);

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
@@ -21,4 +22,13 @@ export function requireJsonBody(req: Request, _res: Response, next: NextFunction
   if (!hasBody(req)) return next();
   const accepted = req.method === 'PATCH' ? JSON_TYPES : JSON_TYPES.slice(0, 1);
   next(typeis(req, accepted) ? undefined : Errors.unsupportedMediaType());
+}
+
+/**
+ * The JSON parsers' `verify`: JSON is UTF-8 (RFC 8259), so a body in another charset's bytes, or
+ * with bytes that are not UTF-8, is malformed JSON (400 `bad request`, docs/api.md 4), rather than
+ * read with U+FFFD where its bytes were and stored so.
+ */
+export function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding === 'utf-8' && !isUtf8(body)) throw Errors.badRequest(['body: must be UTF-8']);
 }

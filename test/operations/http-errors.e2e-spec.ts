@@ -41,13 +41,13 @@ function expectError(res: RawAnswer | Response, status: number, code: string): v
 }
 
 /** Sends `body` byte for byte with exactly these headers (no Content-Type unless given). */
-const raw = (test: Test, body: string, headers: Record<string, string> = {}): Test => {
+const raw = (test: Test, body: string | Buffer, headers: Record<string, string> = {}): Test => {
   for (const [key, value] of Object.entries(headers)) test.set(key, value);
   // A Buffer is not given a Content-Type, and the identity serializer keeps superagent from JSON-encoding it.
   return test
     .timeout(REQUEST_TIMEOUT_MS)
     .serialize((data: unknown) => data as string)
-    .send(Buffer.from(body));
+    .send(Buffer.isBuffer(body) ? body : Buffer.from(body));
 };
 
 /**
@@ -200,6 +200,15 @@ describeEachDatabase('error contract', (kind) => {
 
     it('refuses malformed JSON on PATCH', async () => {
       expectError(await raw(t.http().patch('/api/webhook/a').set('Cookie', cookie), '{url: 1}', JSON_TYPE), 400, 'bad request');
+    });
+
+    it('refuses a body whose bytes are not UTF-8 (RFC 8259), rather than storing U+FFFD in their place', async () => {
+      const body = Buffer.concat([Buffer.from(`{"url":"https://${HOST}/`), Buffer.from([0xff]), Buffer.from('"}')]);
+      const res = await raw(t.http().post('/api/webhook/a').set('Cookie', cookie), body, JSON_TYPE);
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: { code: 'bad request', message: ['body: must be UTF-8'] },
+      });
     });
 
     it('refuses a JSON string at top level', async () => {
