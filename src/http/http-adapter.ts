@@ -75,7 +75,17 @@ export class ApiExpressAdapter extends ExpressAdapter {
       express,
     );
     server.on('clientError', answerClientError);
+    // Node hands CONNECT to this event rather than to Express, and closes the socket when no one listens.
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => this.answerConnect(req, socket));
     this.setHttpServer(server);
+  }
+
+  /** CONNECT, which no route takes: 405 with the path's methods, or 404 for a path no route has (docs/api.md 7). */
+  private answerConnect(req: IncomingMessage, socket: Duplex): void {
+    const path = (req.url ?? '').split('?')[0];
+    const allowed = path.startsWith('/') ? this.allowedMethods(path) : [];
+    if (allowed.length === 0) answerRaw(socket, 404, 'not found');
+    else answerRaw(socket, 405, 'method not allowed', `Allow: ${allowed.join(', ')}\r\n`);
   }
 
   private record(method: string, [path]: unknown[], register: () => unknown): unknown {
@@ -95,9 +105,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request timeout']
         : [400, 'bad request'];
+  answerRaw(socket, status, code);
+}
+
+/** An error answer written on the socket itself, where neither Express nor Nest's filter sees the request; then the connection closes. */
+function answerRaw(socket: Duplex, status: number, code: ErrorCode, headers = ''): void {
   const body = JSON.stringify({ code });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -388,6 +388,12 @@ describe('HTTP server limits (raw connections)', () => {
     return `${start}${'a'.repeat(size - start.length - end.length)}${end}`;
   }
 
+  it("answers CONNECT, which Node hands past Express, 405 with the path's methods (it closed the connection unanswered)", async () => {
+    const res = await rawExchange(port, 'CONNECT /api/webhook/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expectRawError(res, 405, 'method not allowed');
+    expect(res.headers.allow).toBe('DELETE, GET, HEAD, PATCH, POST');
+  });
+
   it('answers a webhook name that does not decode after authentication: 401 without a session, invalid name with one', async () => {
     const get = (path: string, cookie = '') =>
       rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${cookie && `Cookie: ${cookie}\r\n`}\r\n`);
