@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NestApplicationOptions } from '@nestjs/common';
+import express, { type Express } from 'express';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { ErrorCode } from '../common/domain-error';
 import { RouteMethods } from './route-methods';
@@ -12,7 +13,7 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
- * Express as the service's platform, with two additions:
+ * Express as the service's platform, its routes case-sensitive, with two additions:
  *
  * - The HTTP server has explicit limits: header size, time to receive the headers and the whole
  *   request (REQUEST_TIMEOUT_MS). What Node's parser refuses before Express sees it (oversized
@@ -24,7 +25,7 @@ export class ApiExpressAdapter extends ExpressAdapter {
   private readonly routeMethods = new RouteMethods();
 
   constructor(private readonly requestTimeoutMs: number) {
-    super();
+    super(caseSensitive(express()));
   }
 
   /** The methods the routes accept for this path; empty when no route has it. */
@@ -92,6 +93,15 @@ export class ApiExpressAdapter extends ExpressAdapter {
     this.routeMethods.add(method, typeof path === 'string' ? path : '*');
     return register();
   }
+}
+
+/**
+ * Paths are case-sensitive (RFC 3986): `/API/WEBHOOK` is an unknown route, 404 (docs/api.md 7).
+ * Set before Nest's adapter first uses the app: Express's router takes it when it is made.
+ */
+function caseSensitive(app: Express): Express {
+  app.set('case sensitive routing', true);
+  return app;
 }
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

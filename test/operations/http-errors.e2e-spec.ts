@@ -244,6 +244,8 @@ describeEachDatabase('error contract', (kind) => {
       ['post', '/api/webhooks'],
       ['delete', '/api/webhook/a/b'],
       ['get', '/webhook'],
+      ['get', '/API/WEBHOOK'],
+      ['get', '/HEALTH'],
     ] as const) {
       it(`${method.toUpperCase()} ${path}`, async () => {
         expectError(await t.http()[method](path).set('Cookie', cookie), 404, 'not found');
