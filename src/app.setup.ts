@@ -1,5 +1,4 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { json } from 'express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import swaggerUiAssets from 'swagger-ui-dist/absolute-path.js';
@@ -8,7 +7,7 @@ import { AppConfig } from './config/app-config';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
-import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, requireJsonBody, requireUtf8 } from './http/json-body';
+import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, jsonBody, requireJsonBody } from './http/json-body';
 import { keepUndecodablePath } from './http/undecodable-path';
 import { openApiDocument } from './openapi/openapi-document';
 import { PINO } from './logging/pino.provider';
@@ -40,9 +39,9 @@ export function configureApp(app: NestExpressApplication): void {
   );
   // Events may be up to 256 KiB, so they are read only for a known platform key (the guard's
   // checks, ahead of the parser); the parser that reads a body first leaves it to the next.
-  const eventParser = json({ limit: EVENT_BODY_LIMIT, type: JSON_TYPES.slice(0, 1), strict: true, inflate: false, verify: requireUtf8 });
+  const eventParser = jsonBody(EVENT_BODY_LIMIT, JSON_TYPES.slice(0, 1));
   app.use(`${app.get(AppConfig).apiPrefix}/events`, authenticatedBody(app.get(AuthGuard), { kind: 'platform' }, eventParser));
-  app.use(json({ limit: BODY_LIMIT, type: JSON_TYPES, strict: true, inflate: false, verify: requireUtf8 }));
+  app.use(jsonBody(BODY_LIMIT, JSON_TYPES));
   setUpOpenApi(app);
 }
 

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import typeis from 'type-is';
 import { Errors } from '../common/domain-error';
 
@@ -25,10 +25,16 @@ export function requireJsonBody(req: Request, _res: Response, next: NextFunction
 }
 
 /**
- * The JSON parsers' `verify`: JSON is UTF-8 (RFC 8259), so a body in another charset's bytes, or
- * with bytes that are not UTF-8, is malformed JSON (400 `bad request`, docs/api.md 4), rather than
- * read with U+FFFD where its bytes were and stored so.
+ * A JSON body parser of at most `limit` for these media types. Malformed JSON, and bytes that are
+ * not UTF-8 (RFC 8259; rather than read with U+FFFD in their place and stored so), are 400 `bad
+ * request` before authentication (docs/api.md 4). Any JSON value parses (not `strict`): one that
+ * is not an object (`null`, `42`) is a shape problem that validation names after authentication
+ * (`body: must be a JSON object`). Compressed bodies are refused (415), as they could hide a
+ * larger one.
  */
-export function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
+export const jsonBody = (limit: string, types: string[]): RequestHandler =>
+  json({ limit, type: types, strict: false, inflate: false, verify: requireUtf8 });
+
+function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
   if (encoding === 'utf-8' && !isUtf8(body)) throw Errors.badRequest(['body: must be UTF-8']);
 }

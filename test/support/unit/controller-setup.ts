@@ -12,7 +12,7 @@ import { RouteMetadataReflector } from '../../../src/common/route-metadata.refle
 import { AppConfig } from '../../../src/config/app-config';
 import { ApiExceptionFilter } from '../../../src/http/api-exception.filter';
 import { ApiExpressAdapter } from '../../../src/http/http-adapter';
-import { BODY_LIMIT, JSON_TYPES } from '../../../src/http/json-body';
+import { BODY_LIMIT, JSON_TYPES, jsonBody } from '../../../src/http/json-body';
 import type { PlatformCaller, SessionCaller, WalletCaller } from '../../../src/identity/caller';
 import { createPino, PINO } from '../../../src/logging/pino.provider';
 import { ClientLimits } from '../../../src/rate-limit/client-limits';
@@ -87,7 +87,7 @@ export async function controllerSetup(controllers: Type[]): Promise<ControllerCo
     .useMocker((token) => (typeof token === 'function' ? automock(token as Type) : undefined))
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(10_000), { bodyParser: false, logger: false });
-  app.useBodyParser('json', { limit: BODY_LIMIT, type: JSON_TYPES, strict: true });
+  app.use(jsonBody(BODY_LIMIT, JSON_TYPES));
   await app.init();
   return {
     http: () => request(app.getHttpServer()),
