@@ -5,8 +5,8 @@ type Matcher = (path: string) => unknown;
 /**
  * The methods each route pattern accepts, recorded as the routes are registered with the
  * adapter, and matched as Express's router matches (path-to-regexp, case-sensitive as
- * ApiExpressAdapter makes it, a trailing slash allowed): what turns a 404 into a 405 when the path exists under another
- * method.
+ * ApiExpressAdapter makes it, a trailing slash allowed): what turns a 404 into a 405 when the
+ * path exists under another method.
  */
 export class RouteMethods {
   private readonly routes: { readonly method: string; readonly matches: Matcher }[] = [];
