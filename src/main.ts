@@ -5,7 +5,7 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { loadAppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
-import { listenErrorOf } from './config/listen-error';
+import { API_VARIABLES, listenErrorOf } from './config/listen-error';
 import { trustedRangesForLog } from './config/trusted-ranges';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { NestPinoLogger } from './logging/nest-logger';
@@ -29,7 +29,7 @@ async function bootstrap(): Promise<void> {
   );
   configureApp(app);
   await app.listen(config.port, config.host).catch((error: unknown) => {
-    throw listenErrorOf(error, config);
+    throw listenErrorOf(error, { port: config.port, host: config.host, variables: API_VARIABLES });
   });
   logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
   // docs/api.md 10.4: the operator sees which ranges count as public beside the public ones.

@@ -4,6 +4,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import { AppConfig } from '../config/app-config';
+import { listenErrorOf, METRICS_VARIABLES } from '../config/listen-error';
 import { PINO } from '../logging/pino.provider';
 import { Metrics } from '../metrics/metrics';
 
@@ -48,15 +49,18 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     const server = createServer((req, res) => void this.answer(req, res));
     server.requestTimeout = REQUEST_TIMEOUT_MS;
     server.headersTimeout = REQUEST_TIMEOUT_MS;
+    const host = this.config.metricsHost;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, this.config.metricsHost, () => {
-        server.off('error', reject);
+      // A port in use or a host not this machine's is METRICS_PORT's or METRICS_HOST's, not PORT's.
+      const failed = (error: unknown) => reject(listenErrorOf(error, { port, host, variables: METRICS_VARIABLES }));
+      server.once('error', failed);
+      server.listen(port, host, () => {
+        server.off('error', failed);
         resolve();
       });
     });
     this.server = server;
-    this.logger.info({ port, host: this.config.metricsHost }, 'serving metrics');
+    this.logger.info({ port, host }, 'serving metrics');
   }
 
   /** After the API's server has closed: a scrape still sees the shutdown's last attempts. Kept-alive scrapers are cut, so nothing holds the process. */

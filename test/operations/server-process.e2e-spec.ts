@@ -363,6 +363,19 @@ describe('METRICS_PORT', () => {
     }
   });
 
+  it('a METRICS_PORT in use stops the process at start with one line naming METRICS_PORT, not PORT', async () => {
+    const [port, metricsPort] = await freePorts(2);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(metricsPort, '127.0.0.1', resolve));
+    try {
+      const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }, cwd);
+      expect((await exitOf(server)).code).not.toBe(0);
+      expect(lines(server.output)).toEqual([`invalid configuration: METRICS_PORT: ${metricsPort} is in use on 127.0.0.1`]);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('equal to PORT stops the process at start with one line naming METRICS_PORT', async () => {
     const [port] = await freePorts(1);
     const server = servers.spawn({ ...env, PORT: String(port), METRICS_PORT: String(port) }, cwd);
