@@ -37,7 +37,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
           requestId: req.id,
           method: req.method,
           route,
-          path: req.originalUrl.split('?')[0],
+          path: loggedPath(req.originalUrl.split('?')[0]),
           status,
           durationMs,
           ...(res.writableFinished ? {} : { aborted: true }),
@@ -47,6 +47,24 @@ export function requestLog(logger: Logger, metrics: Metrics) {
     });
     next();
   };
+}
+
+/** A segment long enough to be a token (ours are 43 base64url characters or more). */
+const LONG_SEGMENT = /[^/]{20,}/;
+/** What a long segment of a real path is: a webhook name (docs/api.md 5). */
+const NAME_LIKE = /^[a-z0-9-]+$/;
+
+/**
+ * The path as logged (docs/api.md 9: tokens never in a log line): a segment of 20 characters or
+ * more that is not name-like is `[redacted]`, so a token a client put in a path (`/api/<token>`,
+ * `/api/webhook/<token>`) is not written down. Real paths pass unchanged at the cost of one test.
+ */
+export function loggedPath(path: string): string {
+  if (!LONG_SEGMENT.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => (segment.length >= 20 && !NAME_LIKE.test(segment) ? '[redacted]' : segment))
+    .join('/');
 }
 
 /** The matched route pattern; null when no route matched (Nest's catch-all is not a route). */
