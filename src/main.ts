@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -31,7 +32,9 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, config.host).catch((error: unknown) => {
     throw listenErrorOf(error, { port: config.port, host: config.host, variables: API_VARIABLES });
   });
-  logger.info({ port: config.port, host: config.host, database: config.database.type }, 'listening');
+  // The port bound: PORT=0 asks the system for a free one, and the operator learns it here.
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  logger.info({ port, host: config.host, database: config.database.type }, 'listening');
   // docs/api.md 10.4: the operator sees which ranges count as public beside the public ones.
   if (config.trustedCidrs.length > 0) {
     logger.info(

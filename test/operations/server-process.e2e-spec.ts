@@ -363,6 +363,15 @@ describe('METRICS_PORT', () => {
     }
   });
 
+  it('PORT=0 binds a free port and names it in its listening line', async () => {
+    const server = servers.spawn({ ...env, PORT: '0', LOG_LEVEL: 'info' }, cwd);
+    const listening = () => lines(server.output).find((line) => line.includes('"msg":"listening"'));
+    await expect.poll(listening, { timeout: 30_000 }).toBeDefined();
+    const { port } = JSON.parse(listening()!) as { port: number };
+    expect(port).toBeGreaterThan(0);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+  });
+
   it('a METRICS_PORT in use stops the process at start with one line naming METRICS_PORT, not PORT', async () => {
     const [port, metricsPort] = await freePorts(2);
     const holder = createServer();
