@@ -258,6 +258,8 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['DELIVERY_RETRY_SCHEDULE', ','],
     ['DELIVERY_RETRY_SCHEDULE', '1,x'],
     ['DELIVERY_CA_FILE', 'missing.pem'],
+    ['DELIVERY_PROXY_URL', 'https://proxy.example.com:3128'],
+    ['DELIVERY_PROXY_URL', 'http://proxy.example.com:0'],
   ])('%s=%j', (variable, value) => {
     const error = configErrorOf({ SECRET_KEY: KEY_B64, [variable]: value });
     expect(error.message.startsWith(`${variable}: `)).toBe(true);

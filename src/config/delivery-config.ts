@@ -74,7 +74,8 @@ function parseProxyUrl(value: string): URL {
   } catch {
     // reported below
   }
-  if (url === undefined || url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+  // Port 0 is no proxy's; without a port, http's 80.
+  if (url === undefined || url.protocol !== 'http:' || url.port === '0' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
     throw new ConfigError('DELIVERY_PROXY_URL', 'must be http://host:port of an HTTP CONNECT proxy');
   }
   return url;
