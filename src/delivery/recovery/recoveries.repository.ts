@@ -165,9 +165,9 @@ export class RecoveriesRepository {
    * deliveries in the window, after the position reached, are sent again through the one
    * statement that requeues a delivery; the position (and a claim's lease) moves on with them.
    * The same condition as the count's, and no clock's: a delivery is made pending at most once
-   * per recovery (the position passes it). (A last attempt compared with the request's moment would compare
-   * the delivering instance's clock with the asking one's: a failed delivery counted, and then
-   * never sent.)
+   * per recovery (the position passes it). (A last attempt compared with the request's moment
+   * would compare the delivering instance's clock with the asking one's: a failed delivery
+   * counted, and then never sent.)
    * Done when fewer remain, or when the webhook is disabled (nothing is sent to it; a recovery
    * after enabling it sends the rest). The webhook is read with a shared lock, as the fan-out
    * does: a disabling is wholly before or after the batch, so no delivery is left pending on a
