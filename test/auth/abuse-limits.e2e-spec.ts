@@ -394,6 +394,10 @@ describe('HTTP server limits (raw connections)', () => {
     expect(res.headers.allow).toBe('DELETE, GET, HEAD, PATCH, POST');
   });
 
+  it('answers CONNECT to an address, which no route has, 404 (the service is no proxy)', async () => {
+    expectRawError(await rawExchange(port, 'CONNECT 1.1.1.1:443 HTTP/1.1\r\nHost: 1.1.1.1:443\r\n\r\n'), 404, 'not found');
+  });
+
   it('answers a webhook name that does not decode after authentication: 401 without a session, invalid name with one', async () => {
     const get = (path: string, cookie = '') =>
       rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${cookie && `Cookie: ${cookie}\r\n`}\r\n`);
