@@ -263,9 +263,12 @@ export class EventsRepository {
     await this.db.execute('UPDATE events SET idempotency_key = NULL WHERE id = ?', [eventId]);
   }
 
-  /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_lane_due per webhook. */
-  async countPending(organizationId: number): Promise<number> {
-    const [row] = await this.db.select(
+  /**
+   * The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of
+   * ix_deliveries_webhook_lane_due per webhook; in the caller's transaction when given one.
+   */
+  async countPending(organizationId: number, tx?: Transaction): Promise<number> {
+    const [row] = await (tx ?? this.db).select(
       `SELECT COUNT(*) AS pending FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
         WHERE ${WebhookSql.organization} = ?`,
       [organizationId],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
+import type { Transaction } from '../../database/unit-of-work';
 import { Metrics } from '../../metrics/metrics';
 import { EventsRepository } from './events.repository';
 
@@ -44,6 +45,19 @@ export class PendingLimit {
       this.counts.set(organizationId, known);
     }
     if (known.pending < this.max) return;
+    this.refuse();
+  }
+
+  /**
+   * 429 queue full when `adding` pending deliveries would take the organization past the limit,
+   * counted afresh in the caller's transaction: a recovery (docs/api.md 10.14) may make any
+   * number pending at once, so an estimate will not do.
+   */
+  async checkRoom(tx: Transaction, organizationId: number, adding: number): Promise<void> {
+    if ((await this.events.countPending(organizationId, tx)) + adding > this.max) this.refuse();
+  }
+
+  private refuse(): never {
     this.metrics.queueFull();
     throw Errors.queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
   }
