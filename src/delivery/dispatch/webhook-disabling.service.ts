@@ -10,7 +10,7 @@ import type { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { WebhooksService } from '../../webhooks/webhooks.service';
 import { Outbox } from '../events/outbox';
-import { DeliveryQueue } from './delivery-queue';
+import { DeliveryTransitions } from './delivery-transitions';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 
 /**
@@ -24,7 +24,7 @@ export class WebhookDisablingService {
     private readonly webhooks: WebhooksRepository,
     private readonly webhookReads: WebhooksService,
     private readonly health: EndpointHealthRepository,
-    private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
     private readonly outbox: Outbox,
@@ -42,7 +42,7 @@ export class WebhookDisablingService {
       async (tx) => {
         const webhook = await this.webhooks.disable(tx, webhookId, at);
         if (webhook === undefined) return undefined;
-        await this.queue.failPendingOf(tx, webhookId, new Date());
+        await this.transitions.failPendingOf(tx, webhookId, new Date());
         await this.audit.record(
           tx,
           { organizationId: webhook.organizationId, action: 'webhook.disabled', webhook: webhook.name, fields: [] },

@@ -5,7 +5,7 @@ import { Errors } from '../../common/domain-error';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { DispatchSignal } from '../dispatch-signal';
-import { DeliveryQueue } from '../dispatch/delivery-queue';
+import { DeliveryTransitions } from '../dispatch/delivery-transitions';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import type { RetriedDeliveryDto } from './dto/delivery-log.dto';
 import { enabledWebhook } from './enabled-webhook';
@@ -18,7 +18,7 @@ import { enabledWebhook } from './enabled-webhook';
 export class DeliveryReplayService {
   constructor(
     private readonly log: DeliveryLogRepository,
-    private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
     private readonly webhooks: WebhooksRepository,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
@@ -42,7 +42,7 @@ export class DeliveryReplayService {
         if (held !== 'enabled') return held;
         const state = await this.log.lockState(tx, webhook.id, id);
         if (state === undefined || state === 'cancelled') return state;
-        await this.queue.requeue(tx, [id], now, 'fresh');
+        await this.transitions.requeue(tx, [id], now, 'fresh');
         await this.audit.record(tx, { organizationId, action: 'delivery.retried', webhook: name, fields: [] }, now);
         tx.afterCommit(() => this.dispatch.wake());
         return state;

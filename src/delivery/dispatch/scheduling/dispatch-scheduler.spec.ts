@@ -34,7 +34,7 @@ const scheduler = (config: Partial<SchedulerConfig> = {}) =>
     sendingBudgetBytes: 1_000_000,
     ...config,
   });
-const ok = { signal: 'in time' as const, unanswered: false, durationMs: 10 };
+const ok = { limit: 'in time' as const, unanswered: false, durationMs: 10 };
 const countBy = (works: readonly Work[], key: (work: Work) => number) =>
   works.reduce<Record<number, number>>((counts, w) => ({ ...counts, [key(w)]: (counts[key(w)] ?? 0) + 1 }), {});
 
@@ -68,7 +68,7 @@ describe('DispatchScheduler: starting what it holds', () => {
     const sut = scheduler({ maxInFlightPerWebhook: 1 });
     sut.offer(many(2, 1, 1), NOW);
     const [first] = sut.nextStarts(NOW).start;
-    sut.answered(first, { signal: 'congestion', unanswered: true, durationMs: 1500 }, NOW + 1500);
+    sut.answered(first, { limit: 'congestion', unanswered: true, durationMs: 1500 }, NOW + 1500);
     expect(sut.nextStarts(NOW + 1500).start).toHaveLength(0);
     sut.finished(first);
     expect(sut.nextStarts(NOW + 1600).start).toHaveLength(1);

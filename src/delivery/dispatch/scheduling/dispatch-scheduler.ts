@@ -53,7 +53,7 @@ export interface ClaimAsk {
 
 /** How an attempt ended, for the scheduler: its limit's signal, and whether the receiver answered at all. */
 export interface AttemptResult {
-  readonly signal: LimitSignal;
+  readonly limit: LimitSignal;
   /** A timeout or a connection that failed: its webhook's slot waits for the breaker's verdict (`finished`). */
   readonly unanswered: boolean;
   readonly durationMs: number;
@@ -369,7 +369,7 @@ export class DispatchScheduler<T extends Work> {
     this.sendingBytes -= work.bodyBytes;
     const webhook = this.webhooks.get(work.webhookId);
     if (webhook === undefined) return;
-    webhook.limit.observe(result.signal, started.at, started.saturated, now);
+    webhook.limit.observe(result.limit, started.at, started.saturated, now);
     webhook.averageMs =
       webhook.averageMs === undefined ? result.durationMs : (1 - SMOOTHING) * webhook.averageMs + SMOOTHING * result.durationMs;
     if (!result.unanswered) webhook.inFlight--;
