@@ -107,6 +107,11 @@ describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
         await queue.claim(tx, asks, NOW, 45_000, 'token', (candidates) => candidates);
         return sent;
       }),
+      section('claim: webhook 4 ordered, its head and its test pings', async (dialect) => {
+        const { db, tx, sent } = recording(dialect, [[{ rateNextAt: null, breakerOpenUntil: null }], [], [{ id: 14 }], [dueRow(14, 4, 0)]]);
+        await queueOn(db).queue.claim(tx, [{ webhookId: 4, fresh: 1, retries: 0, ordered: true }], NOW, 45_000, 'token', (c) => c);
+        return sent;
+      }),
       section('record: a batch of two attempts, one succeeded, one to retry', async (dialect) => {
         const at = new Date(NOW);
         const completions: Completion[] = [

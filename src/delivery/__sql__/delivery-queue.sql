@@ -3,6 +3,7 @@
 -- scan (SCAN): every enabled webhook with a due delivery, each lane one index seek: mysql, sqlite
 SELECT * FROM (
   SELECT w.id AS webhookId, s.organization_id AS organizationId, w.rate_limit AS rateLimit,
+         w.ordered AS ordered,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1
@@ -67,6 +68,50 @@ UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?;
 
 UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ?;
 
+-- claim: webhook 4 ordered, its head and its test pings: mysql
+INSERT INTO webhook_health (webhook_id) VALUES (?) ON DUPLICATE KEY UPDATE webhook_id = webhook_id;
+
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ? FOR UPDATE;
+
+(SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+     FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = 'webhook.test' AND d.state = 'pending' AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED);
+
+SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> 'webhook.test'
+    ORDER BY d.created_at, d.id LIMIT 1;
+
+SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? FOR UPDATE;
+
+UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?);
+
+-- claim: webhook 4 ordered, its head and its test pings: sqlite
+INSERT INTO webhook_health (webhook_id) VALUES (?) ON CONFLICT (webhook_id) DO NOTHING;
+
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ?;
+
+SELECT * FROM (SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+     FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = 'webhook.test' AND d.state = 'pending' AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ?);
+
+SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> 'webhook.test'
+    ORDER BY d.created_at, d.id LIMIT 1;
+
+SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?;
+
+UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?);
+
 -- record: a batch of two attempts, one succeeded, one to retry: mysql
 SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
@@ -111,6 +156,7 @@ SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
                         ELSE scan.retryDueAt END)
           FROM (SELECT * FROM (
   SELECT w.id AS webhookId, s.organization_id AS organizationId, w.rate_limit AS rateLimit,
+         w.ordered AS ordered,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { SealedSecret } from '../../crypto/secret-box';
 import { Column, rowReader } from '../../database/row-reader';
-import { placeholders, type SqlValue, varying } from '../../database/sql-executor';
+import { placeholders, type Row, type SqlValue, varying } from '../../database/sql-executor';
 import { sqlTimestamp } from '../../database/sql-dialect';
 import type { Transaction } from '../../database/unit-of-work';
+import { TEST_EVENT } from '../../event-types/event-types';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import { sealedFromJson } from '../events/sealed-json';
 import { HealthSql } from '../webhook-health-sql';
@@ -63,6 +64,7 @@ const oldestDue = (lane: number) =>
  */
 export const SCAN = `SELECT * FROM (
   SELECT ${WebhookSql.id} AS webhookId, ${WebhookSql.organization} AS organizationId, ${WebhookSql.rateLimit} AS rateLimit,
+         ${WebhookSql.ordered} AS ordered,
          ${HealthSql.breakerOpenUntil} AS breakerOpenUntil, ${HealthSql.rateNextAt} AS rateNextAt,
          ${oldestDue(LANE.fresh)} AS freshDueAt, ${oldestDue(LANE.retry)} AS retryDueAt,
          CASE WHEN ${WebhookSql.enabled} THEN 0 ELSE 1 END AS disabled
@@ -81,6 +83,7 @@ const readDue = rowReader({
   webhookId: Column.int,
   organizationId: Column.int,
   rateLimit: Column.nullable(Column.int),
+  ordered: Column.positive,
   breakerOpenUntil: time,
   rateNextAt: time,
   freshDueAt: time,
@@ -107,13 +110,31 @@ const readBody = rowReader({ id: Column.text, organizationId: Column.int, payloa
  * the locking read locks the deliveries only: two instances claim deliveries of one event for
  * different webhooks at once). Parameters: webhook, lane, now, limit.
  */
-const dueOfLane = (skipLocked: string) =>
-  `SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+const DUE_COLUMNS = `d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
           d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
           (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
-          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes`;
+const dueOfLane = (skipLocked: string) =>
+  `SELECT ${DUE_COLUMNS}
      FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.lane = ? AND d.next_attempt_at <= ?
     ORDER BY d.next_attempt_at LIMIT ?${skipLocked}`;
+/** An ordered webhook's due test pings, which its order does not hold (docs/api.md 10.18). Parameters: webhook, now, limit. */
+const duePings = (skipLocked: string) =>
+  `SELECT ${DUE_COLUMNS}
+     FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = '${TEST_EVENT}' AND d.state = 'pending' AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ?${skipLocked}`;
+/**
+ * The head of an ordered webhook's order (docs/api.md 10.18): its oldest pending delivery but its
+ * test pings, by acceptance (the event's time, then the delivery's id: a batch's in the order
+ * sent; a retried or recovered earlier one before the later), one seek of
+ * ix_deliveries_webhook_state_created. Read without a lock (the claim holds the webhook's
+ * shared-state row, so no other claim reads it meanwhile), then locked if it is due (HEAD_IF_DUE).
+ */
+const HEAD = `SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> '${TEST_EVENT}'
+    ORDER BY d.created_at, d.id LIMIT 1`;
+/** The head, locked, if it is still pending and due: not waiting for a retry, and held by no live claim. Parameters: id, now. */
+const headIfDue = (forUpdate: string) =>
+  `SELECT ${DUE_COLUMNS} FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?${forUpdate}`;
 
 /**
  * The database as the queue (docs/api.md 10.5, 10.6, 10.10), as the dispatcher reads it: the scan
@@ -222,14 +243,30 @@ export class DeliveryQueue {
     return readStats(row);
   }
 
-  /** The due deliveries of each lane to read, oldest first, locked (skipping those other claims hold): one UNION ALL. */
+  /**
+   * The due deliveries of each lane to read, oldest first, locked (skipping those other claims
+   * hold): the lanes and test pings in one UNION ALL; each ordered webhook's head in two
+   * statements of its own.
+   */
   private async dueOf(tx: Transaction, lanes: readonly LaneRead[], now: number, leaseEndsAt: number): Promise<ClaimedDelivery[]> {
-    if (lanes.length === 0) return [];
-    const select = dueOfLane(tx.dialect.forUpdateSkipLocked);
-    const rows = await tx.select(
-      varying(tx.dialect.unionAll(lanes.map(() => select))),
-      lanes.flatMap(({ webhookId, lane, count }): SqlValue[] => [webhookId, LANE[lane], sqlTimestamp(new Date(now)), count]),
-    );
+    const at = sqlTimestamp(new Date(now));
+    const rows: Row[] = [];
+    const unioned = lanes.filter(({ lane }) => lane !== 'head');
+    if (unioned.length > 0) {
+      const skipLocked = tx.dialect.forUpdateSkipLocked;
+      rows.push(
+        ...(await tx.select(
+          varying(tx.dialect.unionAll(unioned.map(({ lane }) => (lane === 'pings' ? duePings(skipLocked) : dueOfLane(skipLocked))))),
+          unioned.flatMap(({ webhookId, lane, count }): SqlValue[] =>
+            lane === 'pings' ? [webhookId, at, count] : [webhookId, LANE[lane as keyof typeof LANE], at, count],
+          ),
+        )),
+      );
+    }
+    for (const { webhookId } of lanes.filter(({ lane }) => lane === 'head')) {
+      const [head] = await tx.select(HEAD, [webhookId]);
+      if (head !== undefined) rows.push(...(await tx.select(headIfDue(tx.dialect.forUpdate), [Column.int(head.id), at])));
+    }
     return rows.map((row) => claimedOf(readDueDelivery(row), leaseEndsAt));
   }
 }

@@ -85,4 +85,18 @@ describe('the claim plan (docs/api.md 10.10)', () => {
     const states = new Map([[3, { rateNextAt: null, breakerOpenUntil: NOW - 1 }]]);
     expect(plan([{ webhookId: 3, fresh: 1, retries: 0, probe: true }], [due(3)], states, () => [])).toEqual({ taken: [], writes: [] });
   });
+
+  it('reads the head of an ordered webhook and its due test pings, and locks its shared state', () => {
+    const asks = [{ webhookId: 4, fresh: 1, retries: 0, ordered: true }];
+    expect(lockedBy(asks)).toEqual([4]);
+    expect(lanesToRead(asks, new Map())).toEqual([
+      { webhookId: 4, lane: 'head', count: 1 },
+      { webhookId: 4, lane: 'pings', count: 1 },
+    ]);
+  });
+
+  it('takes one delivery of an ordered webhook, the older of its head and a test ping', () => {
+    const [head, ping] = [due(4, { dueAt: NOW - 500 }), due(4, { dueAt: NOW - 50 })];
+    expect(plan([{ webhookId: 4, fresh: 1, retries: 0, ordered: true }], [ping, head]).taken.map(({ id }) => id)).toEqual([head.id]);
+  });
 });

@@ -21,10 +21,14 @@ export interface Candidate {
   readonly dueAt: number;
 }
 
-/** How many of a webhook's due deliveries of one lane to read. */
+/**
+ * How many of a webhook's due deliveries to read, and which: of one lane (first attempts,
+ * retries), or, for an ordered webhook (docs/api.md 10.18), the head of its order and its due
+ * test pings, which the order does not hold.
+ */
 export interface LaneRead {
   readonly webhookId: number;
-  readonly lane: 'fresh' | 'retry';
+  readonly lane: 'fresh' | 'retry' | 'head' | 'pings';
   readonly count: number;
 }
 
@@ -38,9 +42,14 @@ export interface SharedWrite {
   readonly breakerOpenUntil?: number;
 }
 
-/** The webhooks whose shared state the claim must lock: the rate-limited ones, and those it would probe. */
+/**
+ * The webhooks whose shared state the claim must lock: the rate-limited ones, those it would
+ * probe, and the ordered ones (so that the instances claiming for one take its head in turns).
+ */
 export const lockedBy = (asks: readonly ClaimAsk[]): number[] =>
-  asks.filter(({ rateLimit, probe }) => rateLimit !== undefined || probe === true).map(({ webhookId }) => webhookId);
+  asks
+    .filter(({ rateLimit, probe, ordered }) => rateLimit !== undefined || probe === true || ordered === true)
+    .map(({ webhookId }) => webhookId);
 
 /** The rate slots each rate-limited ask may use now: its limiter's slots within RATE_HORIZON_MS. */
 export function slotsOf(asks: readonly ClaimAsk[], states: ReadonlyMap<number, SharedState>, now: number): Map<number, RateSlots> {
@@ -54,8 +63,16 @@ export function slotsOf(asks: readonly ClaimAsk[], states: ReadonlyMap<number, S
 
 /** Each ask's lanes to read, within its rate slots. */
 export function lanesToRead(asks: readonly ClaimAsk[], slots: ReadonlyMap<number, RateSlots>): LaneRead[] {
-  return asks.flatMap(({ webhookId, fresh, retries }) => {
+  return asks.flatMap(({ webhookId, fresh, retries, ordered }) => {
     const allowed = slots.get(webhookId)?.count ?? fresh + retries;
+    if (ordered === true) {
+      return allowed > 0
+        ? [
+            { webhookId, lane: 'head' as const, count: 1 },
+            { webhookId, lane: 'pings' as const, count: 1 },
+          ]
+        : [];
+    }
     const lanes: LaneRead[] = [
       { webhookId, lane: 'fresh', count: Math.min(fresh, allowed) },
       { webhookId, lane: 'retry', count: Math.min(retries, allowed) },
@@ -71,6 +88,7 @@ export function lanesToRead(asks: readonly ClaimAsk[], slots: ReadonlyMap<number
  * - a probe is made only while the breaker's cool-down is over and no other instance's claim took
  *   the probe (which holds the breaker open until its lease ends): else nothing of that webhook
  *   is taken; a probe taken holds the breaker open until this claim's lease ends;
+ * - an ordered webhook gets one: the head of its order or a test ping, whichever is older;
  * - `choose` keeps what fits (the memory budget for bodies), and only what it keeps is taken.
  */
 export function planClaim<C extends Candidate>(given: {
@@ -85,6 +103,7 @@ export function planClaim<C extends Candidate>(given: {
   const { asks, states, slots, now, leaseEndsAt } = given;
   const probing = new Set(asks.filter(({ probe }) => probe === true).map(({ webhookId }) => webhookId));
   const left = new Map([...slots].map(([webhookId, limiter]) => [webhookId, limiter.count]));
+  for (const { webhookId, ordered } of asks) if (ordered === true) left.set(webhookId, Math.min(1, left.get(webhookId) ?? 1));
   const wanted = [...given.candidates]
     .sort((a, b) => Number(a.retry) - Number(b.retry) || a.dueAt - b.dueAt)
     .filter(({ webhookId }) => {
