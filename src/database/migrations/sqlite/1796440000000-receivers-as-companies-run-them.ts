@@ -15,6 +15,7 @@ export class ReceiversAsCompaniesRunThem1796440000000 implements MigrationInterf
 
   async down(db: QueryRunner): Promise<void> {
     for (const column of ['trace_state', 'trace_id']) await db.query(`ALTER TABLE "events" DROP COLUMN "${column}"`);
-    for (const column of ['ordered', 'auth_secret_key_id', 'auth_secret', 'auth']) await db.query(`ALTER TABLE "webhooks" DROP COLUMN "${column}"`);
+    for (const column of ['ordered', 'auth_secret_key_id', 'auth_secret', 'auth'])
+      await db.query(`ALTER TABLE "webhooks" DROP COLUMN "${column}"`);
   }
 }
