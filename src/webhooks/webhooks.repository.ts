@@ -5,7 +5,16 @@ import { Column, rowReader } from '../database/row-reader';
 import { placeholders, type Row, type SqlExecutor, type SqlValue, varying } from '../database/sql-executor';
 import { sqlTimestamp } from '../database/sql-dialect';
 import type { Transaction } from '../database/unit-of-work';
-import { EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, RATE_LIMIT_COLUMN, storedOfRow, URL_COLUMNS, WebhookColumns } from './webhook.mapper';
+import {
+  EVENT_TYPES_COLUMN,
+  HEADER_NAMES_COLUMN,
+  RATE_LIMIT_COLUMN,
+  storedOfRow,
+  URL_COLUMNS,
+  WebhookColumn,
+  WebhookColumns,
+  webhookColumns,
+} from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
 import type { HeldWebhook, WebhookIdentity } from './webhook-access';
 import { WebhookRemovals } from './webhook-removals';
@@ -15,7 +24,7 @@ import { WebhookRemovals } from './webhook-removals';
 
 const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, 'disabled_at'];
 /** The columns a write compares with what it writes: for the audit entry's `fields`. */
-const COMPARED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN];
+const COMPARED_COLUMNS: readonly WebhookColumn[] = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN];
 
 const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
@@ -42,7 +51,7 @@ const readSecrets = rowReader({
 });
 const readText = Column.nullable(Column.text);
 const readCompared = (row: Row): WebhookColumns =>
-  Object.fromEntries(
+  webhookColumns(
     COMPARED_COLUMNS.map((column) => [
       column,
       column === RATE_LIMIT_COLUMN ? Column.nullable(Column.int)(row[column]) : readText(row[column]),
