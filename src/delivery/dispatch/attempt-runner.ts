@@ -4,7 +4,7 @@ import { version } from '../../../package.json';
 import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import { sendableHeaders } from '../../webhooks/custom-headers';
+import { decodeHeaders, sendableHeaders } from '../../webhooks/custom-headers';
 import { customHeadersBinding, signingSecretBinding } from '../../webhooks/webhook.model';
 import { eventPayloadBinding } from '../delivery.model';
 import type { AttemptOutcome } from './attempt-outcome';
@@ -54,10 +54,7 @@ export class AttemptRunner {
       signature = webhookSignature(secrets, delivery.eventId, at, body);
       // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
       if (target.headers !== undefined) {
-        const stored = JSON.parse(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name))) as [
-          string,
-          string,
-        ][];
+        const stored = decodeHeaders(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name)));
         custom = Object.fromEntries(sendableHeaders(stored));
       }
     } catch (error) {

@@ -7,8 +7,7 @@ import { DISABLED_EVENT } from '../../event-types/event-types';
 import { type Actor, SERVICE } from '../../common/actor';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
-import { WebhooksService } from '../../webhooks/webhooks.service';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { Outbox } from '../events/outbox';
 import { DeliveryTransitions } from './delivery-transitions';
 import { EndpointHealthRepository } from './endpoint-health.repository';
@@ -21,8 +20,7 @@ import { EndpointHealthRepository } from './endpoint-health.repository';
 @Injectable()
 export class WebhookDisablingService {
   constructor(
-    private readonly webhooks: WebhooksRepository,
-    private readonly webhookReads: WebhooksService,
+    private readonly webhooks: WebhookAccess,
     private readonly health: EndpointHealthRepository,
     private readonly transitions: DeliveryTransitions,
     private readonly work: UnitOfWork,
@@ -84,6 +82,6 @@ export class WebhookDisablingService {
       { actor },
     );
     if (found === undefined) throw Errors.notFound();
-    return this.webhookReads.get(organizationId, name);
+    return this.webhooks.read(organizationId, name);
   }
 }

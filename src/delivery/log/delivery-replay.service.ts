@@ -3,12 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
 import { DeliveryTransitions } from '../dispatch/delivery-transitions';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import type { RetriedDeliveryDto } from './dto/delivery-log.dto';
-import { enabledWebhook } from './enabled-webhook';
 
 /**
  * `POST …/deliveries/{id}/retry` (docs/api.md 10.7): a delivery sent again through the queue and
@@ -19,7 +18,7 @@ export class DeliveryReplayService {
   constructor(
     private readonly log: DeliveryLogRepository,
     private readonly transitions: DeliveryTransitions,
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhookAccess,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
     private readonly dispatch: DispatchSignal,
@@ -34,7 +33,7 @@ export class DeliveryReplayService {
    * cancelled, or the webhook is disabled.
    */
   async replay(organizationId: number, actor: Actor, name: string, id: number): Promise<RetriedDeliveryDto> {
-    const webhook = await enabledWebhook(this.webhooks, organizationId, name);
+    const webhook = await this.webhooks.findEnabled(organizationId, name);
     const now = new Date();
     const state = await this.work.run(
       async (tx) => {
