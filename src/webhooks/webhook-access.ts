@@ -1,10 +1,11 @@
 import type { Transaction } from '../database/unit-of-work';
 import type { WebhookDto } from './dto/webhook-responses.dto';
 
-/** A webhook as the delivery feature addresses it: its id, and whether it is disabled. */
+/** A webhook as the delivery feature addresses it: its id, whether it is disabled, and whether its deliveries go in order. */
 export interface WebhookIdentity {
   readonly id: number;
   readonly disabled: boolean;
+  readonly ordered: boolean;
 }
 
 /** A webhook's row as a share lock found it: 'gone' when there is no such webhook. */

@@ -14,7 +14,7 @@ import { EVENT_FIELDS, EventField, EventSubscription } from '../event-types/even
  */
 
 /** A member of a webhook's JSON that the audit trail names when it changes. */
-export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers';
+export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers' | 'ordered';
 
 /** A URL column: `url`, and each event type's. */
 type UrlColumn = 'url' | (typeof EVENT_URL_COLUMNS)[EventField];
@@ -28,6 +28,8 @@ export const RATE_LIMIT_COLUMN = 'rate_limit';
 export const EVENT_TYPES_COLUMN = 'event_types';
 /** Its custom headers' names as sent (docs/api.md 10.15): a JSON array, for reads; the headers are sealed apart (headerColumnsOf). */
 export const HEADER_NAMES_COLUMN = 'header_names';
+/** Its deliveries go one at a time, in order (docs/api.md 10.18): 1 or 0. */
+export const ORDERED_COLUMN = 'ordered';
 
 /**
  * A column of the `webhooks` table that a create, a legacy create-or-update or a patch writes
@@ -35,7 +37,13 @@ export const HEADER_NAMES_COLUMN = 'header_names';
  * keys of WebhookColumns become column names in SQL: a misspelt one does not compile.
  */
 export type WebhookColumn =
-  UrlColumn | typeof RATE_LIMIT_COLUMN | typeof EVENT_TYPES_COLUMN | typeof HEADER_NAMES_COLUMN | 'headers' | 'headers_key_id';
+  | UrlColumn
+  | typeof RATE_LIMIT_COLUMN
+  | typeof EVENT_TYPES_COLUMN
+  | typeof HEADER_NAMES_COLUMN
+  | typeof ORDERED_COLUMN
+  | 'headers'
+  | 'headers_key_id';
 
 /** A column's value as written (null: the event URL, the rate limit, the event types or the headers are not set). */
 type ColumnValue = string | number | null;
@@ -50,6 +58,7 @@ const FIELD_OF_COLUMN = new Map<WebhookColumn, WebhookField>([
   ...(['url', ...EVENT_FIELDS] as const).map((field) => [columnOf(field), field] as const),
   [RATE_LIMIT_COLUMN, 'rateLimit'],
   [EVENT_TYPES_COLUMN, 'events'],
+  [ORDERED_COLUMN, 'ordered'],
 ]);
 
 /** The member names (`url`, `transaction.created`, `rateLimit`, …) of the compared columns that `changed` says changed: for the audit trail. */
@@ -83,7 +92,7 @@ const givenOnly = <T extends object>(members: T): Partial<T> =>
 /** A create's fields, each URL checked (`url` is always among them), and its other members when given. */
 export function draftOf(
   fields: readonly [UrlField, CheckedUrl][],
-  members: { rateLimit?: number; events?: EventSubscription[]; headers?: Readonly<Record<string, string>> } = {},
+  members: { rateLimit?: number; events?: EventSubscription[]; headers?: Readonly<Record<string, string>>; ordered?: boolean } = {},
 ): WebhookDraft {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl>;
   return {
@@ -93,6 +102,7 @@ export function draftOf(
       rateLimit: members.rateLimit,
       eventTypes: members.events,
       headers: members.headers && (Object.entries(members.headers) as HeaderList),
+      ordered: members.ordered,
     }),
   };
 }
@@ -103,13 +113,14 @@ export function patchOf(
     rateLimit?: number | null;
     events?: EventSubscription[] | null;
     headers?: Readonly<Record<string, string | null>> | null;
+    ordered?: boolean | null;
   } = {},
 ): WebhookPatch {
   const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl | null>;
   return {
     ...(url === undefined || url === null ? {} : { url }),
     events,
-    ...givenOnly({ rateLimit: members.rateLimit, eventTypes: members.events, headers: members.headers }),
+    ...givenOnly({ rateLimit: members.rateLimit, eventTypes: members.events, headers: members.headers, ordered: members.ordered }),
   };
 }
 
@@ -120,32 +131,34 @@ export function urlsOf({ url, events }: WebhookDraft | WebhookPatch): [UrlField,
 }
 
 /** What a draft stores: the normalized hrefs, and the other members when given (the headers' names only). */
-export const storedOf = ({ url, events, rateLimit, eventTypes, headers }: WebhookDraft): StoredWebhook => ({
+export const storedOf = ({ url, events, rateLimit, eventTypes, headers, ordered }: WebhookDraft): StoredWebhook => ({
   url: url.href,
   events: Object.fromEntries(Object.entries(events).map(([field, checked]) => [field, checked!.href])),
-  ...givenOnly({ rateLimit, eventTypes, headerNames: headers && headers.length > 0 ? headers.map(([name]) => name) : undefined }),
+  ...givenOnly({ rateLimit, eventTypes, headerNames: headers && headers.length > 0 ? headers.map(([name]) => name) : undefined, ordered }),
 });
 
 /**
- * Every URL column of a stored webhook (events not set are null), and the rate limit and the
- * event types when it has them: what an insert writes, and what a legacy replace writes
- * (keeping a rate limit or event types it was not given). The headers are written apart.
+ * Every URL column of a stored webhook (events not set are null), and the rate limit, the event
+ * types and the order when it has them: what an insert writes, and what a legacy replace writes
+ * (keeping a rate limit, event types or an order it was not given). The headers are written apart.
  */
-export const columnsOfStored = ({ url, events, rateLimit, eventTypes }: StoredWebhook): WebhookColumns =>
+export const columnsOfStored = ({ url, events, rateLimit, eventTypes, ordered }: StoredWebhook): WebhookColumns =>
   webhookColumns([
     ['url', url],
     ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null] as const),
     ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit] as const]),
     ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, JSON.stringify(eventTypes)] as const]),
+    ...(ordered === undefined ? [] : [[ORDERED_COLUMN, ordered ? 1 : 0] as const]),
   ]);
 
 /** Only the columns a patch changes (the headers are written apart). */
-export const columnsOfPatch = ({ url, events, rateLimit, eventTypes }: WebhookPatch): WebhookColumns =>
+export const columnsOfPatch = ({ url, events, rateLimit, eventTypes, ordered }: WebhookPatch): WebhookColumns =>
   webhookColumns([
     ...(url ? [['url', url.href] as const] : []),
     ...Object.entries(events).map(([field, checked]) => [columnOf(field as EventField), checked === null ? null : checked!.href] as const),
     ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit] as const]),
     ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, eventTypes === null ? null : JSON.stringify(eventTypes)] as const]),
+    ...(ordered === undefined ? [] : [[ORDERED_COLUMN, ordered === true ? 1 : 0] as const]),
   ]);
 
 /** The header columns of a webhook with these headers, sealed (none: every column null). */
@@ -160,7 +173,7 @@ const readList = Column.nullable(Column.json<string[]>());
 const readUrl = Column.nullable(Column.text);
 const readRateLimit = Column.nullable(Column.int);
 
-/** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `disabled_at` (and the name) back to a stored webhook. */
+/** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `ordered`, `disabled_at` (and the name) back to a stored webhook. */
 export function storedOfRow(row: Row): StoredWebhook & { name: string } {
   const events: Partial<Record<EventField, string>> = {};
   for (const field of EVENT_FIELDS) {
@@ -177,16 +190,17 @@ export function storedOfRow(row: Row): StoredWebhook & { name: string } {
       eventTypes: readList(row[EVENT_TYPES_COLUMN]) ?? undefined,
       headerNames: readList(row[HEADER_NAMES_COLUMN]) ?? undefined,
     }),
+    ...(Column.positive(row[ORDERED_COLUMN]) ? { ordered: true } : {}),
     ...(Column.present(row.disabled_at) ? { disabled: true as const } : {}),
   };
 }
 
 /**
  * The JSON of a webhook: `url`, only the groups and events that are set, `events` (the types it
- * takes, as sent) and `headers` (every value masked) when set, `rateLimit` when set, `disabled`
- * when it is.
+ * takes, as sent) and `headers` (every value masked) when set, `rateLimit` when set, `ordered`
+ * and `disabled` when they are.
  */
-export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames, disabled }: StoredWebhook): WebhookDto {
+export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames, ordered, disabled }: StoredWebhook): WebhookDto {
   const body: Record<string, unknown> = { url };
   for (const [group, members] of Object.entries(EVENT_GROUPS)) {
     const set: Record<string, string> = {};
@@ -199,6 +213,7 @@ export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames,
   if (eventTypes !== undefined) body.events = eventTypes;
   if (headerNames !== undefined) body.headers = maskedHeaders(headerNames);
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
+  if (ordered === true) body.ordered = true;
   if (disabled) body.disabled = true;
   return body as unknown as WebhookDto;
 }

@@ -37,6 +37,8 @@ export interface WebhookDraft {
   readonly eventTypes?: readonly EventSubscription[];
   /** docs/api.md 10.15: its custom headers, as sent. */
   readonly headers?: HeaderList;
+  /** docs/api.md 10.18: one attempt at a time, in order (absent: as stored, false for a new webhook). */
+  readonly ordered?: boolean;
 }
 
 /** A JSON Merge Patch flattened to fields: absent keeps, null clears. */
@@ -47,6 +49,8 @@ export interface WebhookPatch {
   readonly eventTypes?: readonly EventSubscription[] | null;
   /** Merged into the stored headers (a null member removes one); null removes them all. */
   readonly headers?: Readonly<Record<string, string | null>> | null;
+  /** null: not ordered, as false. */
+  readonly ordered?: boolean | null;
 }
 
 /**
@@ -59,6 +63,8 @@ export interface StoredWebhook {
   readonly rateLimit?: number;
   readonly eventTypes?: readonly string[];
   readonly headerNames?: readonly string[];
+  /** Whether its deliveries go in order; absent: not given (a draft), as stored. */
+  readonly ordered?: boolean;
   readonly disabled?: true;
 }
 

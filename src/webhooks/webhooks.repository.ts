@@ -8,6 +8,7 @@ import type { Transaction } from '../database/unit-of-work';
 import {
   EVENT_TYPES_COLUMN,
   HEADER_NAMES_COLUMN,
+  ORDERED_COLUMN,
   RATE_LIMIT_COLUMN,
   storedOfRow,
   URL_COLUMNS,
@@ -22,9 +23,11 @@ import { WebhookRemovals } from './webhook-removals';
 // The Database executor: every write locks the organization's source row first, in the
 // transaction its service opened (WebhooksService), and the reads are a measured hot path.
 
-const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, 'disabled_at'];
+const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, ORDERED_COLUMN, 'disabled_at'];
 /** The columns a write compares with what it writes: for the audit entry's `fields`. */
-const COMPARED_COLUMNS: readonly WebhookColumn[] = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN];
+const COMPARED_COLUMNS: readonly WebhookColumn[] = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, ORDERED_COLUMN];
+/** The compared columns that hold numbers; the others hold text. */
+const NUMBER_COLUMNS: ReadonlySet<WebhookColumn> = new Set([RATE_LIMIT_COLUMN, ORDERED_COLUMN]);
 
 const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
@@ -54,10 +57,10 @@ const readCompared = (row: Row): WebhookColumns =>
   webhookColumns(
     COMPARED_COLUMNS.map((column) => [
       column,
-      column === RATE_LIMIT_COLUMN ? Column.nullable(Column.int)(row[column]) : readText(row[column]),
+      NUMBER_COLUMNS.has(column) ? Column.nullable(Column.int)(row[column]) : readText(row[column]),
     ]),
   );
-const readIdentity = rowReader({ id: Column.int, disabled: Column.present });
+const readIdentity = rowReader({ id: Column.int, disabled: Column.present, ordered: Column.positive });
 const readCount = rowReader({ total: Column.int, taken: Column.positive });
 const readOwner = rowReader({ sourceId: Column.int, organizationId: Column.int });
 const readState = rowReader({ name: Column.text, disabled: Column.present });
@@ -91,7 +94,7 @@ export class WebhooksRepository {
 
   async findIdentity(organizationId: number, name: string): Promise<WebhookIdentity | undefined> {
     const [row] = await this.db.select(
-      `SELECT w.id AS id, w.disabled_at AS disabled FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
+      `SELECT w.id AS id, w.disabled_at AS disabled, w.ordered AS ordered FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
         WHERE ws.organization_id = ? AND w.name = ?`,
       [organizationId, name],
     );

@@ -75,6 +75,7 @@ export class DeliveryHarness {
     readonly app: TestApp,
     private readonly target: DeliveryTarget,
     readonly platformKey: string,
+    private readonly options: Pick<TestAppOptions, 'zone' | 'env'>,
   ) {}
 
   /** `options.env` over the delivery defaults; `options.zone` defaults to HOOKS_ZONE. */
@@ -88,7 +89,15 @@ export class DeliveryHarness {
       throw error;
     });
     const { token } = await app.identity.createPlatformKey('platform');
-    return new DeliveryHarness(app, target, token);
+    return new DeliveryHarness(app, target, token, options);
+  }
+
+  /** Another delivering instance on this one's database, to the same target, with the same options: the caller closes it. */
+  another(): Promise<TestApp> {
+    return this.app.another({
+      zone: this.options.zone ?? HOOKS_ZONE,
+      env: { ...DELIVERY_DEFAULTS, ...this.target.env, ...this.options.env },
+    });
   }
 
   get receiver(): WebhookReceiver {

@@ -14,13 +14,13 @@ INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state
 
 -- fan-out: handed over to this instance: mysql, sqlite
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? END, ?
       FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
      WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
 
 -- fan-out: handed over, two webhooks left out: mysql, sqlite
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? END, ?
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL AND w.id NOT IN (?, ?) THEN ? END, ?
       FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
      WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
 
@@ -30,7 +30,7 @@ SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organizatio
 INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? END, ?
       FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
      WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
 
@@ -43,7 +43,7 @@ SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organizatio
 INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
-    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND h.breaker_open_until IS NULL THEN ? END, ?
+    SELECT ?, ?, ?, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0, CASE WHEN NOT (w.disabled_at IS NULL) THEN NULL WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? ELSE ? END, CASE WHEN w.disabled_at IS NULL AND w.rate_limit IS NULL AND w.ordered = 0 AND h.breaker_open_until IS NULL THEN ? END, ?
       FROM webhook_sources s JOIN webhooks w ON w.source_id = s.id LEFT JOIN webhook_health h ON h.webhook_id = w.id
      WHERE s.organization_id = ? AND (w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0);
 

@@ -7,6 +7,7 @@ import type { Transaction } from '../../database/unit-of-work';
 import { TEST_EVENT } from '../../event-types/event-types';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import { sealedFromJson } from '../events/sealed-json';
+import { HEAD_OF_ORDER } from '../order-head';
 import { HealthSql } from '../webhook-health-sql';
 import { DispatchDatabase } from './dispatch-database';
 import { DeliveryTransitions, LANE } from './delivery-transitions';
@@ -124,15 +125,10 @@ const duePings = (skipLocked: string) =>
      FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = '${TEST_EVENT}' AND d.state = 'pending' AND d.next_attempt_at <= ?
     ORDER BY d.next_attempt_at LIMIT ?${skipLocked}`;
 /**
- * The head of an ordered webhook's order (docs/api.md 10.18): its oldest pending delivery but its
- * test pings, by acceptance (the event's time, then the delivery's id: a batch's in the order
- * sent; a retried or recovered earlier one before the later), one seek of
- * ix_deliveries_webhook_state_created. Read without a lock (the claim holds the webhook's
- * shared-state row, so no other claim reads it meanwhile), then locked if it is due (HEAD_IF_DUE).
+ * The head of its order (HEAD_OF_ORDER), read without a lock (the claim holds the webhook's
+ * shared-state row, so no other claim reads it meanwhile), locked if it is still pending and due:
+ * not waiting for a retry, and held by no live claim. Parameters: id, now.
  */
-const HEAD = `SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> '${TEST_EVENT}'
-    ORDER BY d.created_at, d.id LIMIT 1`;
-/** The head, locked, if it is still pending and due: not waiting for a retry, and held by no live claim. Parameters: id, now. */
 const headIfDue = (forUpdate: string) =>
   `SELECT ${DUE_COLUMNS} FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?${forUpdate}`;
 
@@ -264,7 +260,7 @@ export class DeliveryQueue {
       );
     }
     for (const { webhookId } of lanes.filter(({ lane }) => lane === 'head')) {
-      const [head] = await tx.select(HEAD, [webhookId]);
+      const [head] = await tx.select(HEAD_OF_ORDER, [webhookId]);
       if (head !== undefined) rows.push(...(await tx.select(headIfDue(tx.dialect.forUpdate), [Column.int(head.id), at])));
     }
     return rows.map((row) => claimedOf(readDueDelivery(row), leaseEndsAt));

@@ -62,12 +62,14 @@ const ENABLED = WebhookSql.enabled;
  * The fan-out's INSERT … SELECT: one delivery per webhook of the organization that takes the
  * event's type (docs/api.md 10.13), pending and due now, or failed at once for a disabled
  * webhook (docs/api.md 10.10); with a handoff, those the dispatcher may take at once (enabled,
- * no rate limit, the breaker closed, not excluded) are inserted claimed by it (due again at the
- * lease's end). Its parameters: fanOutParams.
+ * no rate limit, not ordered, the breaker closed, not excluded) are inserted claimed by it (due
+ * again at the lease's end). Its parameters: fanOutParams.
  */
 export function fanOutSql({ handoff, onlyEnabledExcept }: FanOut): string {
   const excluded = handoff && handoff.exclude.length > 0 ? ` AND ${WebhookSql.id} NOT IN (${placeholders(handoff.exclude.length)})` : '';
-  const handedOver = handoff ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND ${HealthSql.breakerClosed}${excluded}` : undefined;
+  const handedOver = handoff
+    ? `${ENABLED} AND ${WebhookSql.rateLimit} IS NULL AND ${WebhookSql.ordered} = 0 AND ${HealthSql.breakerClosed}${excluded}`
+    : undefined;
   const due = handedOver ? `CASE WHEN NOT (${ENABLED}) THEN NULL WHEN ${handedOver} THEN ? ELSE ? END` : `CASE WHEN ${ENABLED} THEN ? END`;
   const token = handedOver ? `CASE WHEN ${handedOver} THEN ? END` : 'NULL';
   return `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)

@@ -5,6 +5,7 @@ import type { SqlValue } from '../../database/sql-executor';
 import { SqlDialect, sqlTimestamp } from '../../database/sql-dialect';
 import type { Transaction } from '../../database/unit-of-work';
 import type { DeliveryState } from '../delivery.model';
+import { HEAD_OF_ORDER } from '../order-head';
 
 // The Database executor: a page of the log is one indexed range scan in the log's order, whatever
 // its filters (ix_deliveries_webhook_created, or the index of the state and type filters given,
@@ -123,6 +124,12 @@ export class DeliveryLogRepository {
       [webhookId, id],
     );
     return row && readDelivery(row);
+  }
+
+  /** The id of the head of the webhook's order (docs/api.md 10.18), if it has a pending delivery. */
+  async headOf(webhookId: number): Promise<number | undefined> {
+    const [row] = await this.db.select(HEAD_OF_ORDER, [webhookId]);
+    return row && Column.int(row.id);
   }
 
   /** The delivery's newest `limit` attempts, newest first (a range of ix_delivery_attempts_delivery read backwards). */

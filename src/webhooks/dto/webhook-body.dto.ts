@@ -3,7 +3,15 @@ import { IsInt, Max, Min } from 'class-validator';
 import { Optional } from '../../common/validation/validation.decorators';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../webhook.model';
 import type { EventSubscription } from '../../event-types/event-types';
-import { EventsField, GroupField, HeadersField, RateLimitField, UrlField, WebhookNameField } from './webhook-field.decorators';
+import {
+  EventsField,
+  GroupField,
+  HeadersField,
+  OrderedField,
+  RateLimitField,
+  UrlField,
+  WebhookNameField,
+} from './webhook-field.decorators';
 
 export class TransactionEventsDto {
   @UrlField() created?: string;
@@ -19,7 +27,7 @@ export class UserEventsDto {
   @UrlField() updated?: string;
 }
 
-/** A webhook as create and the legacy create-or-update take it: its URLs, rate limit, event types and headers, no nulls. */
+/** A webhook as create and the legacy create-or-update take it: its URLs, rate limit, event types, headers and order, no nulls. */
 export class WebhookUrlsDto {
   @UrlField({ required: true }) url: string;
   @GroupField(() => TransactionEventsDto) transaction?: TransactionEventsDto;
@@ -28,6 +36,7 @@ export class WebhookUrlsDto {
   @RateLimitField() rateLimit?: number;
   @EventsField() events?: EventSubscription[];
   @HeadersField() headers?: Record<string, string>;
+  @OrderedField() ordered?: boolean;
 }
 
 /** `POST /webhook/{name}`: a body name is still accepted (legacy clients), and loses to the path. */

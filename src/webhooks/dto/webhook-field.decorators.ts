@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { Errors } from '../../common/domain-error';
 import { answeredWith, KeptAsSent, Optional, Required } from '../../common/validation/validation.decorators';
 import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
@@ -67,6 +67,20 @@ export const RateLimitField = ({ nullable = false } = {}) =>
     IsInt({ message: RATE_LIMIT_RULE }),
     Min(MIN_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
     Max(MAX_RATE_LIMIT, { message: RATE_LIMIT_RULE }),
+  );
+
+/** `ordered` (docs/api.md 10.18): true or false; in a patch, null is false. */
+export const OrderedField = ({ nullable = false } = {}) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'boolean',
+      nullable,
+      description:
+        'Its deliveries go one at a time, in the order their events were accepted, on every instance; a failing one holds the rest' +
+        (nullable ? '; null is false' : ''),
+    }),
+    Optional({ nullable }),
+    IsBoolean({ message: 'must be true or false' }),
   );
 
 /** What is wrong with an `events` list (docs/api.md 10.13), or undefined: an item is named by position unless it is a known type. */

@@ -1,5 +1,5 @@
 import type { EventSubscription } from '../../event-types/event-types';
-import { EventsField, GroupField, HeadersField, RateLimitField, UrlField } from './webhook-field.decorators';
+import { EventsField, GroupField, HeadersField, OrderedField, RateLimitField, UrlField } from './webhook-field.decorators';
 
 export class TransactionEventsPatchDto {
   @UrlField({ nullable: true }) created?: string | null;
@@ -28,4 +28,5 @@ export class WebhookPatchDto {
   @RateLimitField({ nullable: true }) rateLimit?: number | null;
   @EventsField({ nullable: true }) events?: EventSubscription[] | null;
   @HeadersField({ nullable: true }) headers?: Record<string, string | null> | null;
+  @OrderedField({ nullable: true }) ordered?: boolean | null;
 }

@@ -32,6 +32,8 @@ export class WebhookDto {
     description: 'Deliveries per second, when limited',
   })
   rateLimit?: number;
+  @ApiPropertyOptional({ enum: [true], description: 'Present when its deliveries go one at a time, in order' })
+  ordered?: true;
   @ApiPropertyOptional({
     enum: [true],
     description: 'Present when the service disabled the webhook for failing for days; POST …/enable turns it on',
