@@ -58,7 +58,7 @@ describeEachDatabase('card provisioning', (kind) => {
   beforeAll(async () => {
     t = await TestApp.start(kind);
     cards = t.app.get(CardsService);
-    issuerId = await cards.createIssuer('Test Issuer');
+    issuerId = await cards.createIssuer('Test Issuer', { kind: 'stored' });
   });
   afterAll(() => t.close());
 
@@ -75,7 +75,7 @@ describeEachDatabase('card provisioning', (kind) => {
   async function issuedCard(h: Holder, status: CardStatus = 'active'): Promise<IssuedCard> {
     const provisioningId = `prov-${randomBytes(8).toString('hex')}`;
     const provisioningSecret = `pss-${randomBytes(24).toString('base64url')}`;
-    const cardId = await cards.createCard(h.userId, h.organizationId, status, { issuerId, provisioningId, provisioningSecret });
+    const cardId = await cards.createCard(h.userId, h.organizationId, status, { issuerId, stored: { provisioningId, provisioningSecret } });
     return { cardId, provisioningId, provisioningSecret };
   }
 
