@@ -31,5 +31,5 @@ export type AuditChange =
       readonly organizationId: number;
       readonly action: 'card.provisioned';
       readonly card: number;
-      readonly fields: readonly ['apple'] | readonly ['google'];
+      readonly fields: readonly ['apple' | 'google'];
     };

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { EventsModule } from '../delivery/events/events.module';
 import { IdentityModule } from '../identity/identity.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { CardIssuers } from './card-issuers';
 import { CardsController } from './cards.controller';
 import { CardsRepository } from './cards.repository';
@@ -11,11 +13,20 @@ import { CardEntity } from './entities/card.entity';
 import { IssuerEntity } from './entities/issuer.entity';
 import { IssuerPort } from './issuer.port';
 import { ProcessorClient } from './processors/processor-client';
+import { PushProvisioningController } from './push-provisioning.controller';
+import { PushProvisioningService } from './push-provisioning.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CardEntity, IssuerEntity]), IdentityModule, EventsModule, MetricsModule],
-  controllers: [CardsController],
-  providers: [CardsService, CardsRepository, ProcessorClient, { provide: IssuerPort, useClass: CardIssuers }],
+  imports: [
+    TypeOrmModule.forFeature([CardEntity, IssuerEntity]),
+    IdentityModule,
+    EventsModule,
+    AuditModule,
+    MetricsModule,
+    RateLimitModule,
+  ],
+  controllers: [CardsController, PushProvisioningController],
+  providers: [CardsService, PushProvisioningService, CardsRepository, ProcessorClient, { provide: IssuerPort, useClass: CardIssuers }],
   exports: [CardsService],
 })
 export class CardsModule {}
