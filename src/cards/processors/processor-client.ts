@@ -36,7 +36,10 @@ export class ProcessorClient implements OnApplicationShutdown {
   }
 
   async post({ url, headers, body }: ProcessorCall): Promise<ProcessorAnswer> {
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    // One deadline for the whole call, withdrawn once it is over: an abort after the answer would
+    // be an error nobody listens for.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
     try {
       const answer = await this.agent.request({
         origin: url.origin,
@@ -44,15 +47,18 @@ export class ProcessorClient implements OnApplicationShutdown {
         method: 'POST',
         headers,
         body,
-        signal,
+        signal: deadline.signal,
       });
       if (answer.statusCode < 200 || answer.statusCode >= 300) {
-        answer.body.destroy();
+        // Dropped unread (but for keeping the connection alive): a failure's body is never passed on nor logged.
+        await answer.body.dump({ limit: MAX_ANSWER_BYTES });
         return { kind: 'answered', status: answer.statusCode, body: undefined };
       }
       return { kind: 'answered', status: answer.statusCode, body: jsonOf(await readUpTo(answer.body, MAX_ANSWER_BYTES)) };
     } catch {
-      return signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' };
+      return deadline.signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
