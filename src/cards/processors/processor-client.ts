@@ -28,14 +28,19 @@ export interface ProcessorCall {
 @Injectable()
 export class ProcessorClient implements OnApplicationShutdown {
   private readonly timeoutMs: number;
+  private readonly production: boolean;
   private readonly agent: Agent;
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.issuerTimeoutMs;
+    this.production = config.production;
     this.agent = new Agent({ connect: { timeout: this.timeoutMs } });
   }
 
   async post({ url, headers, body }: ProcessorCall): Promise<ProcessorAnswer> {
+    // An http base URL was refused at creation in production; one stored by a CLI run outside it is
+    // not called either (docs/api.md 6.1: never with NODE_ENV=production).
+    if (this.production && url.protocol !== 'https:') return { kind: 'unreachable' };
     // One deadline for the whole call, withdrawn once it is over: an abort after the answer would
     // be an error nobody listens for.
     const deadline = new AbortController();
