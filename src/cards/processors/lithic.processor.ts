@@ -1,4 +1,4 @@
-import { googlePayloadOf, memberOf, ProcessorAdapter, textOf } from './processor';
+import { applePayloadOf, googlePayloadOf, memberOf, ProcessorAdapter, textOf } from './processor';
 
 /*
  * Lithic's API (docs/decisions.md cites the references): `POST /v1/cards/{card_token}/provision`
@@ -20,15 +20,12 @@ export const lithic: ProcessorAdapter = {
       path: provisionPath(card.processorToken),
       body: { digital_wallet: 'APPLE_PAY', certificate: push.certificates[0], nonce: push.nonce, nonce_signature: push.nonceSignature },
     }),
-    payload: (answer) => {
-      const payload = memberOf(answer, 'provisioning_payload');
-      const activationData = textOf(memberOf(payload, 'activationData'));
-      const encryptedPassData = textOf(memberOf(payload, 'encryptedData'));
-      const ephemeralPublicKey = textOf(memberOf(payload, 'ephemeralPublicKey'));
-      return activationData && encryptedPassData && ephemeralPublicKey
-        ? { activationData, encryptedPassData, ephemeralPublicKey }
-        : undefined;
-    },
+    payload: (answer) =>
+      applePayloadOf(memberOf(answer, 'provisioning_payload'), {
+        activationData: 'activationData',
+        encryptedPassData: 'encryptedData',
+        ephemeralPublicKey: 'ephemeralPublicKey',
+      }),
   },
 
   google: {

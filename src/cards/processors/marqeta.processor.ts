@@ -1,4 +1,12 @@
-import { AppleDeviceType, googlePayloadOf, memberOf, ProcessorAdapter, PROVISIONING_APP_VERSION, textOf } from './processor';
+import {
+  AppleDeviceType,
+  applePayloadOf,
+  googlePayloadOf,
+  memberOf,
+  ProcessorAdapter,
+  PROVISIONING_APP_VERSION,
+  textOf,
+} from './processor';
 
 /*
  * Marqeta's Core API (docs/decisions.md cites the references): `POST
@@ -26,14 +34,12 @@ export const marqeta: ProcessorAdapter = {
         nonce_signature: push.nonceSignature,
       },
     }),
-    payload: (answer) => {
-      const activationData = textOf(memberOf(answer, 'activation_data'));
-      const encryptedPassData = textOf(memberOf(answer, 'encrypted_pass_data'));
-      const ephemeralPublicKey = textOf(memberOf(answer, 'ephemeral_public_key'));
-      return activationData && encryptedPassData && ephemeralPublicKey
-        ? { activationData, encryptedPassData, ephemeralPublicKey }
-        : undefined;
-    },
+    payload: (answer) =>
+      applePayloadOf(answer, {
+        activationData: 'activation_data',
+        encryptedPassData: 'encrypted_pass_data',
+        ephemeralPublicKey: 'ephemeral_public_key',
+      }),
   },
 
   google: {

@@ -93,6 +93,14 @@ export const textOf = (value: unknown): string | undefined => (typeof value === 
 export const memberOf = (value: unknown, name: string): unknown =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 
+/** Apple's payload from `source`, each value under the processor's name for it; undefined unless all three are there. */
+export function applePayloadOf(source: unknown, names: { readonly [K in keyof ApplePayload]: string }): ApplePayload | undefined {
+  const activationData = textOf(memberOf(source, names.activationData));
+  const encryptedPassData = textOf(memberOf(source, names.encryptedPassData));
+  const ephemeralPublicKey = textOf(memberOf(source, names.ephemeralPublicKey));
+  return activationData && encryptedPassData && ephemeralPublicKey ? { activationData, encryptedPassData, ephemeralPublicKey } : undefined;
+}
+
 const NETWORKS: Record<CardNetwork, { network: string; tokenServiceProvider: string }> = {
   visa: { network: 'VISA', tokenServiceProvider: 'TOKEN_PROVIDER_VISA' },
   mastercard: { network: 'MASTERCARD', tokenServiceProvider: 'TOKEN_PROVIDER_MASTERCARD' },
