@@ -27,7 +27,7 @@ function boundedText(value: string, max: number): string {
   return value;
 }
 
-/** Whether none or all of a group of options were given; which, or a usage error naming the group. */
+/** Whether a group of options was given: all of them, or none; some of them is a usage error naming the group. */
 function givenTogether(options: Record<string, unknown>): boolean {
   const given = Object.values(options).filter((value) => value !== undefined).length;
   if (given !== 0 && given !== Object.keys(options).length) throw new UsageError(`${Object.keys(options).join(', ')} go together`);
