@@ -1,6 +1,6 @@
 // Builds dist/ (scripts/build.mjs) when it is missing or older than any file in src/ or the
-// build configuration, so that `npm start` and `npm run cli` work on a fresh clone and stay
-// instant afterwards.
+// build configuration, so that `npm start`, `npm run cli` and `npm run processor-simulator` work
+// on a fresh clone and stay instant afterwards.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ const newest = (dir) =>
   );
 
 const inputs = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'package-lock.json'].map((file) => mtime(join(root, file)));
-const built = Math.min(mtime(join(root, 'dist/main.js')), mtime(join(root, 'dist/cli.js')));
+const built = Math.min(...['main', 'cli', 'processor-simulator'].map((entry) => mtime(join(root, `dist/${entry}.js`))));
 if (built < Math.max(newest(join(root, 'src')), ...inputs)) {
   execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 }

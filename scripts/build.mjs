@@ -1,7 +1,7 @@
 // The production build, as nest-cli.json describes it: tsc compiles the source root with its
 // tsConfigPath into build/ (CommonJS, one file per module), then rolldown bundles the entry
-// files (the application's `main` and the `cli` project's) into dist/main.js and dist/cli.js
-// (ES modules).
+// files (the application's `main`, the `cli` project's and the `processor-simulator` project's)
+// into dist/main.js, dist/cli.js and dist/processor-simulator.js (ES modules).
 //
 // Why bundle: the NestJS 12 packages are ES modules loaded file by file, and resolving and
 // loading those hundreds of modules was most of the cold start (docs/performance.md).

@@ -2,13 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Transaction } from '../database/unit-of-work';
 import { type Actor, OPERATOR, SERVICE } from '../common/actor';
 import type { IdentityService } from '../identity/identity.service';
-import type { AuditChange } from './audit.model';
+import type { AuditChange, WebhookAuditAction } from './audit.model';
 import type { AuditRepository } from './audit.repository';
 import { AuditTrail } from './audit-trail';
 
 const txOf = (actor?: Actor) => ({ actor }) as Transaction;
 const AT = new Date('2026-01-02T03:04:05.000Z');
-const change = (action: AuditChange['action']): AuditChange => ({ organizationId: 3, action, webhook: 'hook', fields: ['url'] });
+const change = (action: WebhookAuditAction): AuditChange => ({ organizationId: 3, action, webhook: 'hook', fields: ['url'] });
 
 function setUp() {
   const entries = { insert: vi.fn(async () => undefined) };
@@ -41,6 +41,14 @@ describe('AuditTrail.record (docs/api.md 10.9, 8)', () => {
     expect(identity.recordOperatorChange.mock.calls).toEqual([
       [tx, { action: 'delivery.recovered', organization: 3, webhook: 'hook' }, AT],
     ]);
+  });
+
+  it("records a card added to a wallet as the card's user's, naming the card", async () => {
+    const { trail, entries } = setUp();
+    const tx = txOf({ kind: 'user', userId: 41 });
+    const provisioned: AuditChange = { organizationId: 3, action: 'card.provisioned', card: 42, fields: ['google'] };
+    await trail.record(tx, provisioned, AT);
+    expect(entries.insert.mock.calls).toEqual([[tx, provisioned, 41, AT]]);
   });
 
   it('records nothing for a change whose unit of work has no actor', async () => {

@@ -5,9 +5,9 @@ import type { AuditChange } from './audit.model';
 import { AuditRepository } from './audit.repository';
 
 /**
- * Records a change to an organization's webhooks (docs/api.md 10.9) in the change's own
- * transaction, by the actor its unit of work was opened with (common/actor.ts): a user's id, or
- * null for the service itself and for the operator. What the operator does (a recovery from the CLI, the one
+ * Records a change to an organization's webhooks, or a card added to a wallet (docs/api.md 10.9,
+ * 6.1), in the change's own transaction, by the actor its unit of work was opened with
+ * (common/actor.ts): a user's id, or null for the service itself and for the operator. What the operator does (a recovery from the CLI, the one
  * such change it makes) is in the operator's trail too (docs/api.md 8), in the same transaction.
  */
 @Injectable()

@@ -15,11 +15,12 @@ const readEntry = rowReader({
   actorUserId: Column.nullable(Column.int),
   actorEmail: Column.nullable(Column.text),
   action: Column.text,
-  webhook: Column.text,
+  webhook: Column.nullable(Column.text),
+  cardId: Column.nullable(Column.int),
   fields: Column.json<string[]>(),
 });
 
-/** An entry as a page reads it, with its actor's email (null: the service itself, or the operator). */
+/** An entry as a page reads it, with its actor's email (null: the service itself, or the operator); a webhook's or a card's. */
 export type AuditRow = ReturnType<typeof readEntry>;
 
 @Injectable()
@@ -28,20 +29,25 @@ export class AuditRepository {
 
   /** Writes `change` by `actorUserId` on `tx`, the transaction of the change itself. */
   async insert(tx: Transaction, change: AuditChange, actorUserId: number | null, at: Date): Promise<void> {
-    await tx.execute('INSERT INTO audit_entries (organization_id, at, actor_user_id, action, webhook, fields) VALUES (?, ?, ?, ?, ?, ?)', [
-      change.organizationId,
-      sqlTimestamp(at),
-      actorUserId,
-      change.action,
-      change.webhook,
-      JSON.stringify(change.fields),
-    ]);
+    await tx.execute(
+      'INSERT INTO audit_entries (organization_id, at, actor_user_id, action, webhook, card_id, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        change.organizationId,
+        sqlTimestamp(at),
+        actorUserId,
+        change.action,
+        'webhook' in change ? change.webhook : null,
+        'card' in change ? change.card : null,
+        JSON.stringify(change.fields),
+      ],
+    );
   }
 
   /** The organization's entries, newest first, below `beforeId` when given (one range scan of ix_audit_entries_organization). */
   async page(organizationId: number, beforeId: number | undefined, limit: number): Promise<AuditRow[]> {
     const rows = await this.db.select(
-      `SELECT a.id AS id, a.at AS at, a.actor_user_id AS actorUserId, ${UserSql.email} AS actorEmail, a.action AS action, a.webhook AS webhook, a.fields AS fields
+      `SELECT a.id AS id, a.at AS at, a.actor_user_id AS actorUserId, ${UserSql.email} AS actorEmail, a.action AS action, a.webhook AS webhook,
+              a.card_id AS cardId, a.fields AS fields
          FROM (SELECT * FROM audit_entries WHERE organization_id = ?${beforeId === undefined ? '' : ' AND id < ?'} ORDER BY id DESC LIMIT ?) a
          ${UserSql.joinedOn('a.actor_user_id')}
         ORDER BY a.id DESC`,

@@ -15,6 +15,7 @@ function setUp(count: number) {
     actorEmail: i % 3 === 0 ? null : `user${i}@example.test`,
     action: 'webhook.updated',
     webhook: 'hook',
+    cardId: null,
     fields: ['url'],
   }));
   const asked: (number | undefined)[] = [];
@@ -29,7 +30,7 @@ function setUp(count: number) {
     },
   } as unknown as AuditRepository;
   const cursors = new PageCursors({ secretKeys: { current: randomBytes(32) } } as unknown as AppConfig);
-  return { service: new AuditService(repository, cursors), asked };
+  return { service: new AuditService(repository, cursors), asked, rows };
 }
 
 describe('AuditService.page (docs/api.md 10.9)', () => {
@@ -45,6 +46,14 @@ describe('AuditService.page (docs/api.md 10.9)', () => {
         fields: ['url'],
       },
       { id: 1, at: '2026-01-01T00:00:00.000Z', actor: null, action: 'webhook.updated', webhook: 'hook', fields: ['url'] },
+    ]);
+  });
+
+  it('names the card of a card.provisioned entry, as a string, instead of a webhook (docs/api.md 10.9, 6.1)', async () => {
+    const { service, rows } = setUp(1);
+    rows[0] = { ...rows[0], action: 'card.provisioned', webhook: null, cardId: 42, fields: ['apple'] };
+    expect((await service.page(7, { limit: 50 })).data).toEqual([
+      { id: 1, at: '2026-01-01T00:00:00.000Z', actor: null, action: 'card.provisioned', card: '42', fields: ['apple'] },
     ]);
   });
 

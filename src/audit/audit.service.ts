@@ -21,7 +21,9 @@ export class AuditService {
       at: row.at.toISOString(),
       actor: row.actorUserId === null ? null : { user: row.actorUserId, email: row.actorEmail },
       action: row.action,
-      webhook: row.webhook,
+      // docs/api.md 10.9: a card's entry names the card (its id as a string) where a webhook's names
+      // the webhook; AuditRepository.insert writes exactly one of the two.
+      ...(row.cardId === null ? { webhook: row.webhook! } : { card: String(row.cardId) }),
       fields: row.fields,
     }));
     return { data, next: rows.length > limit ? this.cursors.encode(scope, data[data.length - 1].id) : null };

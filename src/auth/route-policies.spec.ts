@@ -4,7 +4,7 @@ import { allControllers, Route, routesOf } from '../../test/support/unit/control
 import { Errors } from '../common/domain-error';
 
 /*
- * Who may call each route (docs/api.md 4, 10.1, 10.7, 9), through the real global guard on every
+ * Who may call each route (docs/api.md 4, 6.1, 10.1, 10.7, 9), through the real global guard on every
  * controller, with the Authenticator mocked to refuse everyone: the credentials each route asks
  * for, and for which roles, and which routes count against the console's session limit. A route
  * added without a row here fails the first test.
@@ -30,6 +30,9 @@ const POLICIES: Record<string, Policy> = {
   'GET /audit': 'owner or admin, by session',
   'POST /events': 'the platform key',
   'GET /card/provisioning': 'a wallet extension',
+  'GET /card/provisioning/entries': 'a wallet extension',
+  'POST /card/:id/provisioning/apple': 'a wallet extension',
+  'POST /card/:id/provisioning/google': 'a wallet extension',
   'GET /health': 'anyone',
 };
 

@@ -3,9 +3,11 @@ import { SealedSecret } from '../crypto/secret-box';
 import { Database } from '../database/database';
 import { Column, rowReader } from '../database/row-reader';
 import type { Transaction } from '../database/unit-of-work';
-import { CardStatus } from './entities/card.entity';
+import { CardNetwork, CardStatus } from './entities/card.entity';
+import type { CardOnFile } from './processors/processor';
+import { IssuerKind, PROCESSORS } from './processors/processors';
 
-// The Database executor: provisioning is a measured hot path (prepared statement, only the needed columns).
+// The Database executor: provisioning is a measured hot path (prepared statements, only the needed columns).
 
 const readProvisioning = rowReader({
   cardId: Column.int,
@@ -19,11 +21,51 @@ const readProvisioning = rowReader({
 /** The newest card a wallet may provision, as stored; issuer and credentials may be absent. */
 export type ProvisioningRow = ReturnType<typeof readProvisioning>;
 
+const readPushable = rowReader({
+  cardId: Column.int,
+  organizationId: Column.int,
+  userId: Column.int,
+  issuerId: Column.nullable(Column.int),
+  issuerKind: Column.nullable(Column.text),
+  baseUrl: Column.nullable(Column.text),
+  credentials: Column.nullable(Column.text),
+  credentialsKeyId: Column.nullable(Column.text),
+  processorToken: Column.nullable(Column.text),
+  title: Column.nullable(Column.text),
+  cardholderName: Column.nullable(Column.text),
+  primaryAccountSuffix: Column.nullable(Column.text),
+  network: Column.nullable(Column.member<CardNetwork>()),
+});
+
+/** A card of the user in a provisionable status, with its issuer as stored: either may lack what a push needs. */
+export type PushableRow = ReturnType<typeof readPushable>;
+
+const readEntry = rowReader({
+  cardId: Column.int,
+  title: Column.text,
+  cardholderName: Column.text,
+  primaryAccountSuffix: Column.text,
+  network: Column.member<CardNetwork>(),
+});
+
+/** A card the user can push to a wallet, as the entries list shows it (docs/api.md 6.1). */
+export type EntryRow = ReturnType<typeof readEntry>;
+
+export interface NewIssuer {
+  name: string;
+  kind: IssuerKind;
+  /** A processor issuer's; its credentials are sealed for its id: setIssuerCredentials, in the same transaction. */
+  baseUrl?: string;
+}
+
 export interface NewCard {
   userId: number;
   organizationId: number;
   status: CardStatus;
-  issuer?: { issuerId: number; provisioningId: string };
+  issuerId?: number;
+  provisioningId?: string;
+  /** The card at its issuer's processor (docs/api.md 6.1). */
+  processor?: CardOnFile;
 }
 
 /** Statuses in which a card can still be added to a wallet. */
@@ -47,23 +89,68 @@ export class CardsRepository {
     return row && readProvisioning(row);
   }
 
-  createIssuer(name: string): Promise<number> {
-    return this.db.insert('INSERT INTO issuers (name) VALUES (?)', [name]);
+  /** The user's card `cardId` when it is in a provisionable status, with its issuer: one statement. */
+  async findPushable(userId: number, cardId: number): Promise<PushableRow | undefined> {
+    const [row] = await this.db.select(
+      `SELECT c.id AS cardId, c.organization_id AS organizationId, c.user_id AS userId, c.issuer_id AS issuerId, i.kind AS issuerKind,
+              i.base_url AS baseUrl, i.credentials AS credentials, i.credentials_key_id AS credentialsKeyId,
+              c.processor_token AS processorToken, c.title AS title, c.cardholder_name AS cardholderName,
+              c.primary_account_suffix AS primaryAccountSuffix, c.network AS network
+         FROM cards c LEFT JOIN issuers i ON i.id = c.issuer_id
+        WHERE c.id = ? AND c.user_id = ? AND c.status IN (${PROVISIONABLE.map(() => '?').join(', ')})`,
+      [cardId, userId, ...PROVISIONABLE],
+    );
+    return row && readPushable(row);
   }
 
-  async issuerExists(id: number): Promise<boolean> {
-    return (await this.db.select('SELECT 1 AS one FROM issuers WHERE id = ?', [id])).length > 0;
+  /** The user's provisionable cards that a processor issuer knows (a processor token), newest first. */
+  async listPushable(userId: number): Promise<EntryRow[]> {
+    const kinds = Object.keys(PROCESSORS);
+    const rows = await this.db.select(
+      `SELECT c.id AS cardId, c.title AS title, c.cardholder_name AS cardholderName,
+              c.primary_account_suffix AS primaryAccountSuffix, c.network AS network
+         FROM cards c JOIN issuers i ON i.id = c.issuer_id
+        WHERE c.user_id = ? AND c.status IN (${PROVISIONABLE.map(() => '?').join(', ')})
+          AND c.processor_token IS NOT NULL AND i.kind IN (${kinds.map(() => '?').join(', ')})
+        ORDER BY c.created_at DESC, c.id DESC`,
+      [userId, ...PROVISIONABLE, ...kinds],
+    );
+    return rows.map(readEntry);
+  }
+
+  createIssuer(tx: Transaction, { name, kind, baseUrl }: NewIssuer): Promise<number> {
+    return tx.insert('INSERT INTO issuers (name, kind, base_url) VALUES (?, ?, ?)', [name, kind, baseUrl ?? null]);
+  }
+
+  async setIssuerCredentials(tx: Transaction, issuerId: number, { ciphertext, keyId }: SealedSecret): Promise<void> {
+    await tx.execute('UPDATE issuers SET credentials = ?, credentials_key_id = ? WHERE id = ?', [ciphertext, keyId, issuerId]);
+  }
+
+  /** The issuer's kind, or undefined when there is no such issuer. */
+  async findIssuerKind(id: number): Promise<string | undefined> {
+    const [row] = await this.db.select('SELECT kind FROM issuers WHERE id = ?', [id]);
+    return row === undefined ? undefined : Column.text(row.kind);
   }
 
   /** The new card's id (its provisioning secret is sealed for that id: setProvisioningSecret, in the same transaction). */
-  insertCard(tx: Transaction, { userId, organizationId, status, issuer }: NewCard): Promise<number> {
-    return tx.insert('INSERT INTO cards (user_id, organization_id, status, issuer_id, provisioning_id) VALUES (?, ?, ?, ?, ?)', [
-      userId,
-      organizationId,
-      status,
-      issuer?.issuerId ?? null,
-      issuer?.provisioningId ?? null,
-    ]);
+  insertCard(tx: Transaction, { userId, organizationId, status, issuerId, provisioningId, processor }: NewCard): Promise<number> {
+    return tx.insert(
+      `INSERT INTO cards (user_id, organization_id, status, issuer_id, provisioning_id,
+                          processor_token, title, cardholder_name, primary_account_suffix, network)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        userId,
+        organizationId,
+        status,
+        issuerId ?? null,
+        provisioningId ?? null,
+        processor?.processorToken ?? null,
+        processor?.title ?? null,
+        processor?.cardholderName ?? null,
+        processor?.primaryAccountSuffix ?? null,
+        processor?.network ?? null,
+      ],
+    );
   }
 
   async setProvisioningSecret(tx: Transaction, cardId: number, { ciphertext, keyId }: SealedSecret): Promise<void> {

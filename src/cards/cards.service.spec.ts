@@ -4,8 +4,10 @@ import { Errors } from '../common/domain-error';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { IdentityService } from '../identity/identity.service';
 import { unitOfWork } from '../../test/support/unit/unit-of-work';
-import type { CardsRepository, NewCard, ProvisioningRow } from './cards.repository';
-import { CardsService } from './cards.service';
+import type { AppConfig } from '../config/app-config';
+import type { CardsRepository, NewCard, NewIssuer, ProvisioningRow } from './cards.repository';
+import type { CardOnFile } from './processors/processor';
+import { CardsService, IssuerSettings } from './cards.service';
 import type { Transaction } from '../database/unit-of-work';
 import type { EmittedEvent, Outbox } from '../delivery/events/outbox';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
@@ -13,6 +15,8 @@ import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
 const USER = 7;
 const ORG = 3;
 const ISSUER = 11;
+/** An issuer of kind lithic. */
+const PROCESSOR_ISSUER = 12;
 
 /** A stored card with an issuer and both credentials, the secret sealed. */
 const ISSUED_ROW: ProvisioningRow = {
@@ -34,6 +38,10 @@ class FakeIssuer extends IssuerPort {
     this.asked.push(card);
     return PORT_ANSWER;
   }
+
+  push(): never {
+    throw new Error('CardsService never pushes to a wallet');
+  }
 }
 
 interface Fixture {
@@ -42,15 +50,25 @@ interface Fixture {
   knownUsers?: number[];
   /** `[org, user]` pairs. */
   memberships?: [number, number][];
-  knownIssuers?: number[];
+  /** Issuers by id, with their kind. */
+  issuers?: Record<number, string>;
   knownCards?: number[];
+  production?: boolean;
 }
 
-function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], knownIssuers = [ISSUER], knownCards = [] }: Fixture = {}) {
+function serviceWith({
+  row,
+  knownUsers = [USER],
+  memberships = [[ORG, USER]],
+  issuers = { [ISSUER]: 'stored', [PROCESSOR_ISSUER]: 'lithic' },
+  knownCards = [],
+  production = false,
+}: Fixture = {}) {
   const repository = {
     findNewestProvisionable: vi.fn(async (_userId: number) => row),
-    createIssuer: vi.fn(async (_name: string) => 5),
-    issuerExists: vi.fn(async (id: number) => knownIssuers.includes(id)),
+    createIssuer: vi.fn(async (_tx: Transaction, _issuer: NewIssuer) => 5),
+    setIssuerCredentials: vi.fn(async (_tx: Transaction, _id: number, _sealed: SealedSecret) => undefined),
+    findIssuerKind: vi.fn(async (id: number) => issuers[id]),
     insertCard: vi.fn(async (_tx: Transaction, _card: NewCard) => 99),
     setProvisioningSecret: vi.fn(async (_tx: Transaction, _cardId: number, _sealed: SealedSecret) => undefined),
     setStatus: vi.fn(async (_tx: Transaction, id: number) => (knownCards.includes(id) ? ORG : undefined)),
@@ -88,6 +106,7 @@ function serviceWith({ row, knownUsers = [USER], memberships = [[ORG, USER]], kn
     identity as unknown as IdentityService,
     unitOfWork(),
     outbox as unknown as Outbox,
+    { production } as AppConfig,
   );
   return { service, repository, identity, secrets, issuer, emitted, outbox };
 }
@@ -156,7 +175,14 @@ describe('CardsService.provisioningFor (docs/api.md 6)', () => {
 });
 
 describe('CardsService.createCard (docs/api.md 8)', () => {
-  const ISSUANCE = { issuerId: ISSUER, provisioningId: 'prov-new', provisioningSecret: 'plain provisioning secret' };
+  const ISSUANCE = { issuerId: ISSUER, stored: { provisioningId: 'prov-new', provisioningSecret: 'plain provisioning secret' } };
+  const ON_FILE: CardOnFile = {
+    processorToken: 'tok-1',
+    title: 'Everyday',
+    cardholderName: 'Ann Lee',
+    primaryAccountSuffix: '4242',
+    network: 'visa',
+  };
 
   it('answers the id the repository gives the new card', async () => {
     const { service } = serviceWith();
@@ -182,7 +208,7 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
   });
 
   it('refuses an unknown issuer and stores nothing', async () => {
-    const { service, repository } = serviceWith({ knownIssuers: [] });
+    const { service, repository } = serviceWith({ issuers: {} });
     expect((await rejectionOf(service.createCard(USER, ORG, 'active', ISSUANCE))).body).toMatchObject({ code: 'not found' });
     expect(repository.insertCard).not.toHaveBeenCalled();
   });
@@ -190,17 +216,15 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
   it('stores a card without an issuer when given no issuance', async () => {
     const { service, repository } = serviceWith();
     await service.createCard(USER, ORG, 'closed');
-    expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([
-      { userId: USER, organizationId: ORG, status: 'closed', issuer: undefined },
-    ]);
-    expect(repository.issuerExists).not.toHaveBeenCalled();
+    expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([{ userId: USER, organizationId: ORG, status: 'closed' }]);
+    expect(repository.findIssuerKind).not.toHaveBeenCalled();
   });
 
   it('stores the provisioning secret only sealed, bound to the new card and its organization', async () => {
     const { service, repository, secrets } = serviceWith();
     await service.createCard(USER, ORG, 'active', ISSUANCE);
     expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([
-      { userId: USER, organizationId: ORG, status: 'active', issuer: { issuerId: ISSUER, provisioningId: 'prov-new' } },
+      { userId: USER, organizationId: ORG, status: 'active', issuerId: ISSUER, provisioningId: 'prov-new' },
     ]);
     expect(secrets.seal.mock.calls).toEqual([['plain provisioning secret', { table: 'cards', organizationId: ORG, row: 99 }]]);
     expect(repository.setProvisioningSecret.mock.calls.map(([, id, sealed]) => [id, sealed])).toEqual([
@@ -208,10 +232,69 @@ describe('CardsService.createCard (docs/api.md 8)', () => {
     ]);
   });
 
+  it("stores a processor issuer's card with its token and what a wallet shows, and no stored secret (docs/api.md 6.1)", async () => {
+    const { service, repository, secrets } = serviceWith();
+    await service.createCard(USER, ORG, 'active', { issuerId: PROCESSOR_ISSUER, processor: ON_FILE });
+    expect(repository.insertCard.mock.calls.map(([, card]) => card)).toEqual([
+      { userId: USER, organizationId: ORG, status: 'active', issuerId: PROCESSOR_ISSUER, processor: ON_FILE },
+    ]);
+    expect(secrets.seal).not.toHaveBeenCalled();
+  });
+
+  it('refuses a processor token for a card of a stored issuer, storing nothing', async () => {
+    const { service, repository } = serviceWith();
+    expect((await rejectionOf(service.createCard(USER, ORG, 'active', { issuerId: ISSUER, processor: ON_FILE }))).body).toEqual({
+      code: 'invalid',
+      message: [`issuer ${ISSUER} is of kind stored: its cards have no processor token`],
+    });
+    expect(repository.insertCard).not.toHaveBeenCalled();
+  });
+
   it('inserts the card and sets its sealed secret in one transaction', async () => {
     const { service, repository } = serviceWith();
     await service.createCard(USER, ORG, 'active', ISSUANCE);
     expect(repository.setProvisioningSecret.mock.calls[0][0]).toBe(repository.insertCard.mock.calls[0][0]);
+  });
+});
+
+describe('CardsService.createIssuer (docs/api.md 8, 6.1)', () => {
+  const LITHIC: IssuerSettings = { kind: 'lithic', baseUrl: 'https://api.lithic.test/', credentials: { apiKey: 'key-123' } };
+
+  it('stores a stored issuer with no base URL and no credentials', async () => {
+    const { service, repository } = serviceWith();
+    expect(await service.createIssuer('Bank', { kind: 'stored' })).toBe(5);
+    expect(repository.createIssuer.mock.calls.map(([, issuer]) => issuer)).toEqual([{ name: 'Bank', kind: 'stored' }]);
+    expect(repository.setIssuerCredentials).not.toHaveBeenCalled();
+  });
+
+  it("stores a processor issuer's base URL without its trailing slash, and its credentials only sealed, bound to the new issuer, in one transaction", async () => {
+    const { service, repository, secrets } = serviceWith();
+    await service.createIssuer('Bank', LITHIC);
+    expect(repository.createIssuer.mock.calls.map(([, issuer]) => issuer)).toEqual([
+      { name: 'Bank', kind: 'lithic', baseUrl: 'https://api.lithic.test' },
+    ]);
+    expect(secrets.seal.mock.calls).toEqual([['{"apiKey":"key-123"}', { table: 'issuers', organizationId: null, row: 5 }]]);
+    expect(repository.setIssuerCredentials.mock.calls.map(([tx, id, sealed]) => [tx, id, sealed])).toEqual([
+      [repository.createIssuer.mock.calls[0][0], 5, { ciphertext: 'sealed:20', keyId: 'key-1' }],
+    ]);
+  });
+
+  it.each<[string, object, string]>([
+    ['http to a host that is not a loopback literal', { baseUrl: 'http://processor.test' }, '--base-url: must use https'],
+    ['malformed credentials', { credentials: { key: 'x' } }, '--credentials-file: has unknown members'],
+  ])('refuses %s, storing nothing', async (_, change, message) => {
+    const { service, repository } = serviceWith();
+    const { body } = await rejectionOf(service.createIssuer('Bank', { ...LITHIC, ...change } as IssuerSettings));
+    expect(body).toMatchObject({ code: 'invalid' });
+    expect(String((body as { message: string[] }).message)).toContain(message);
+    expect(repository.createIssuer).not.toHaveBeenCalled();
+  });
+
+  it('refuses http to loopback with NODE_ENV=production', async () => {
+    const { service, repository } = serviceWith({ production: true });
+    const { body } = await rejectionOf(service.createIssuer('Bank', { ...LITHIC, baseUrl: 'http://127.0.0.1:4010' }));
+    expect(body).toEqual({ code: 'invalid', message: ['--base-url: must use https with NODE_ENV=production'] });
+    expect(repository.createIssuer).not.toHaveBeenCalled();
   });
 });
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -6,17 +7,27 @@ import { Outbox } from '../delivery/events/outbox';
 import { IdentityService } from '../identity/identity.service';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
-import { IssuerPort, ProvisioningCredentials, provisioningSecretBinding } from './issuer.port';
+import { issuerCredentialsBinding, IssuerPort, ProvisioningCredentials, provisioningSecretBinding } from './issuer.port';
+import { processorBaseUrl, processorCredentials } from './processors/issuer-settings';
+import type { CardOnFile } from './processors/processor';
+import { isProcessorKind, PROCESSORS, ProcessorKind } from './processors/processors';
 
+/** A new issuer (docs/api.md 8): stored, or a processor's with its base URL and the credentials file's content as parsed. */
+export type IssuerSettings =
+  { readonly kind: 'stored' } | { readonly kind: ProcessorKind; readonly baseUrl: string; readonly credentials: unknown };
+
+/** A new card's issuer, with the credentials the operator stores for it (docs/api.md 6), the card at the issuer's processor (6.1), or both. */
 export interface CardIssuance {
   issuerId: number;
-  provisioningId: string;
-  provisioningSecret: string;
+  stored?: { provisioningId: string; provisioningSecret: string };
+  processor?: CardOnFile;
 }
 
-/** Card push-provisioning (docs/api.md 6) and the operator's card commands (docs/api.md 8). */
+/** Card provisioning from stored credentials (docs/api.md 6) and the operator's issuer and card commands (docs/api.md 8). */
 @Injectable()
 export class CardsService {
+  private readonly production: boolean;
+
   constructor(
     private readonly cards: CardsRepository,
     private readonly issuer: IssuerPort,
@@ -24,7 +35,10 @@ export class CardsService {
     private readonly identity: IdentityService,
     private readonly work: UnitOfWork,
     private readonly outbox: Outbox,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.production = config.production;
+  }
 
   /** The credentials of the user's newest active or frozen card: 404 no card, 403 no issuer. */
   async provisioningFor(userId: number): Promise<ProvisioningCredentials> {
@@ -42,23 +56,45 @@ export class CardsService {
     });
   }
 
-  createIssuer(name: string): Promise<number> {
-    return this.cards.createIssuer(name);
+  /**
+   * A processor issuer's base URL and credentials are checked before anything is stored; its
+   * credentials are sealed for its id, known once the row exists: both in one transaction.
+   */
+  async createIssuer(name: string, settings: IssuerSettings): Promise<number> {
+    if (settings.kind === 'stored') return this.work.run((tx) => this.cards.createIssuer(tx, { name, kind: 'stored' }));
+    const { kind } = settings;
+    const baseUrl = processorBaseUrl(settings.baseUrl, this.production);
+    const credentials = JSON.stringify(processorCredentials(PROCESSORS[kind], settings.credentials));
+    return this.work.run(async (tx) => {
+      const issuerId = await this.cards.createIssuer(tx, { name, kind, baseUrl });
+      await this.cards.setIssuerCredentials(tx, issuerId, this.secrets.seal(credentials, issuerCredentialsBinding(issuerId)));
+      return issuerId;
+    });
   }
 
-  /** The user must be a member of the organization; credentials only with an issuer. */
+  /** The user must be a member of the organization; a card known to a processor only with a processor issuer. */
   async createCard(userId: number, organizationId: number, status: CardStatus, issuance?: CardIssuance): Promise<number> {
     await this.identity.requireUser(userId);
     await this.identity.requireMembership(organizationId, userId);
-    if (issuance && !(await this.cards.issuerExists(issuance.issuerId))) {
-      throw Errors.notFound(`no issuer ${issuance.issuerId}`);
+    if (issuance) {
+      const kind = await this.cards.findIssuerKind(issuance.issuerId);
+      if (kind === undefined) throw Errors.notFound(`no issuer ${issuance.issuerId}`);
+      if (issuance.processor && !isProcessorKind(kind)) {
+        throw Errors.invalid(`issuer ${issuance.issuerId} is of kind ${kind}: its cards have no processor token`);
+      }
     }
     // The secret is sealed for the card's id, known once the row exists: both in one transaction.
     return this.work.run(async (tx) => {
-      const issuer = issuance && { issuerId: issuance.issuerId, provisioningId: issuance.provisioningId };
-      const cardId = await this.cards.insertCard(tx, { userId, organizationId, status, issuer });
-      if (issuance) {
-        const sealed = this.secrets.seal(issuance.provisioningSecret, provisioningSecretBinding(organizationId, cardId));
+      const cardId = await this.cards.insertCard(tx, {
+        userId,
+        organizationId,
+        status,
+        issuerId: issuance?.issuerId,
+        provisioningId: issuance?.stored?.provisioningId,
+        processor: issuance?.processor,
+      });
+      if (issuance?.stored) {
+        const sealed = this.secrets.seal(issuance.stored.provisioningSecret, provisioningSecretBinding(organizationId, cardId));
         await this.cards.setProvisioningSecret(tx, cardId, sealed);
       }
       return cardId;

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'internal error'
   | 'unavailable'
   | 'dns unavailable'
+  | 'issuer unavailable'
   // the operator CLI's (docs/api.md 8)
   | 'conflict'
   | 'invalid';
@@ -85,4 +86,6 @@ export const Errors = {
   internal: () => new DomainError(500, 'internal error'),
   unavailable: () => new DomainError(503, 'unavailable', undefined, RETRY_AFTER_SECONDS),
   dnsUnavailable: () => new DomainError(503, 'dns unavailable', undefined, RETRY_AFTER_SECONDS),
+  /** A card's processor could not give the wallet's payload (docs/api.md 6.1). */
+  issuerUnavailable: () => new DomainError(503, 'issuer unavailable', undefined, RETRY_AFTER_SECONDS),
 };

@@ -48,6 +48,7 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
       logLevel: config.logLevel,
       metricsPort: config.metricsPort,
       metricsHost: config.metricsHost,
+      issuerTimeoutMs: config.issuerTimeoutMs,
     }).toEqual({
       production: false,
       port: 3000,
@@ -60,6 +61,7 @@ describe('loadAppConfig defaults (docs/api.md 2)', () => {
       dnsTimeoutMs: 2000,
       webhooksPerOrgMax: 100,
       logLevel: 'info',
+      issuerTimeoutMs: 10_000,
     });
   });
 
@@ -122,6 +124,7 @@ describe('loadAppConfig with valid values', () => {
       WEBHOOKS_PER_ORG_MAX: '7',
       LOG_LEVEL: 'debug',
       MIGRATE_ON_START: 'false',
+      ISSUER_TIMEOUT_MS: '2500',
     });
     expect({
       port: config.port,
@@ -132,6 +135,7 @@ describe('loadAppConfig with valid values', () => {
       webhooksPerOrgMax: config.webhooksPerOrgMax,
       logLevel: config.logLevel,
       migrateOnStart: config.migrateOnStart,
+      issuerTimeoutMs: config.issuerTimeoutMs,
     }).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -141,6 +145,7 @@ describe('loadAppConfig with valid values', () => {
       webhooksPerOrgMax: 7,
       logLevel: 'debug',
       migrateOnStart: false,
+      issuerTimeoutMs: 2500,
     });
   });
 
@@ -236,6 +241,9 @@ describe('loadAppConfig refuses invalid values, naming the variable', () => {
     ['DNS_SERVERS', ' , '],
     ['DNS_TIMEOUT_MS', '0'],
     ['DNS_TIMEOUT_MS', 'soon'],
+    ['ISSUER_TIMEOUT_MS', '0'],
+    ['ISSUER_TIMEOUT_MS', '10s'],
+    ['ISSUER_TIMEOUT_MS', '600001'],
     ['SECRET_KEY', randomBytes(16).toString('base64')],
     ['SECRET_KEY', randomBytes(33).toString('base64')],
     ['SECRET_KEY', `${KEY_B64.slice(0, 20)}!${KEY_B64.slice(21)}`],

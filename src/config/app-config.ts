@@ -36,6 +36,8 @@ export class AppConfig {
   readonly delivery: DeliveryConfig;
   /** Ranges whose addresses count as public on the ports they name, at registration and at delivery (docs/api.md 10.4). */
   readonly trustedCidrs: readonly TrustedRange[];
+  /** One call to a card processor (docs/api.md 6.1): connect, TLS, request and answer. */
+  readonly issuerTimeoutMs: number;
   /** What the start-up log must warn about (a key file others can read, a trusted range over loopback or metadata). */
   readonly warnings: readonly string[];
 
@@ -78,6 +80,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     rateLimits: rateLimitsOf(e, database),
     delivery: deliveryOf(e, cwd),
     trustedCidrs,
+    issuerTimeoutMs: e.ISSUER_TIMEOUT_MS ?? 10_000,
     warnings,
   });
 }

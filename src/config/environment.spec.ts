@@ -50,6 +50,7 @@ const EVERY_VARIABLE: Required<Record<keyof Environment, string>> = {
   DELIVERY_BREAKER_THRESHOLD: '6',
   DELIVERY_BREAKER_COOLDOWN_MS: '1500',
   RATE_LIMIT_ACTIONS_PER_WEBHOOK: '8',
+  ISSUER_TIMEOUT_MS: '2500',
 };
 
 describe('parseEnvironment (docs/api.md 2)', () => {

@@ -251,6 +251,13 @@ export class Environment {
   @IsInt()
   @Min(1)
   RATE_LIMIT_ACTIONS_PER_WEBHOOK?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  ISSUER_TIMEOUT_MS?: number;
 }
 
 /**

@@ -139,6 +139,15 @@ describe('SecretBox', () => {
       expect(() => box.open(box.seal(SECRET, ROW), elsewhere)).toThrow(/unable to authenticate data/);
     });
 
+    it("does not open an issuer's credentials (a row of no organization) as another issuer's, nor in an organization", () => {
+      const box = boxWith(randomBytes(32));
+      const issuer: SecretBinding = { table: 'issuers', organizationId: null, row: 5 };
+      const sealed = box.seal(SECRET, issuer);
+      expect(box.open(sealed, issuer)).toBe(SECRET);
+      expect(() => box.open(sealed, { ...issuer, row: 6 })).toThrow(/unable to authenticate data/);
+      expect(() => box.open(sealed, { ...issuer, organizationId: 0 })).toThrow(/unable to authenticate data/);
+    });
+
     it('binds a numeric row and its decimal string alike (one row identity, one encoding)', () => {
       const box = boxWith(randomBytes(32));
       const card: SecretBinding = { table: 'cards', organizationId: 3, row: 42 };

@@ -10,13 +10,14 @@ export interface SealedSecret {
 
 /**
  * The row a sealed secret belongs to, authenticated as GCM's additional data: a ciphertext
- * copied into another row (another card, another webhook, another organization) fails to open.
- * `row` is the row's stable identity within its table: a card's id, a webhook's name (unique
- * in its organization, never changed by an update).
+ * copied into another row (another card, another webhook, another organization, another issuer)
+ * fails to open. `row` is the row's stable identity within its table: a card's id, a webhook's
+ * name (unique in its organization, never changed by an update), an issuer's id.
+ * `organizationId` is null for a row of no organization: an issuer serves them all.
  */
 export interface SecretBinding {
-  readonly table: 'cards' | 'webhooks' | 'events';
-  readonly organizationId: number;
+  readonly table: 'cards' | 'webhooks' | 'events' | 'issuers';
+  readonly organizationId: number | null;
   readonly row: number | string;
 }
 
@@ -30,7 +31,8 @@ const additionalData = ({ table, organizationId, row }: SecretBinding): Buffer =
   Buffer.from(JSON.stringify([table, organizationId, String(row)]), 'utf8');
 
 /**
- * AES-256-GCM for secrets kept for later use (webhook signing secrets, provisioning secrets).
+ * AES-256-GCM for secrets kept for later use (webhook signing secrets, provisioning secrets,
+ * card processors' credentials).
  * New secrets use the current key; older ones open with whichever key their id names, so
  * `SECRET_KEY` can be rotated by moving the old key to `PREVIOUS_SECRET_KEYS`. Every secret is
  * bound to its row (SecretBinding); secrets sealed before binding existed were resealed by the

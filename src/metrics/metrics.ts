@@ -16,7 +16,7 @@ export interface QueueFigures {
 
 /** Seconds: from a fast API answer to the slowest request the server lets run (REQUEST_TIMEOUT_MS is 30 s by default). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** Seconds: a receiver on the same network to DELIVERY_TIMEOUT_MS (15 s by default, at most 600 s). */
+/** Seconds: a receiver on the same network to DELIVERY_TIMEOUT_MS (15 s by default, at most 600 s); also a card processor's call, ISSUER_TIMEOUT_MS 10 s by default. */
 const ATTEMPT_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
 
 /**
@@ -96,6 +96,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly processorCalls = new Counter({
+    name: 'platform_api_card_processor_calls_total',
+    help: "Calls to card processors for a wallet's payload (docs/api.md 6.1), by processor (the issuer's kind), wallet and outcome: ok, or what failed",
+    labelNames: ['processor', 'wallet', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly processorCallDuration = new Histogram({
+    name: 'platform_api_card_processor_call_duration_seconds',
+    help: 'Duration of calls to card processors (connection, request and answer, at most ISSUER_TIMEOUT_MS), by processor',
+    labelNames: ['processor'] as const,
+    buckets: ATTEMPT_BUCKETS,
+    registers: [this.registry],
+  });
+
   /** A request answered (or abandoned by its client); `route` is the matched pattern, null when none matched. */
   httpRequest(route: string | null, method: string, status: number, seconds: number): void {
     const label = routeLabel(route);
@@ -114,6 +129,12 @@ export class Metrics {
   attemptMade(outcome: AttemptResult): void {
     this.attempts.inc({ outcome: attemptOutcomeLabel(outcome) });
     this.attemptDuration.observe({ result: outcome.ok ? 'ok' : 'failed' }, outcome.durationMs / 1000);
+  }
+
+  /** A call to a card processor made, by the issuer's kind: never a card, a user or an organization. */
+  processorCalled(processor: string, wallet: string, outcome: string, seconds: number): void {
+    this.processorCalls.inc({ processor, wallet, outcome });
+    this.processorCallDuration.observe({ processor }, seconds);
   }
 
   queueRead(figures: QueueFigures): void {

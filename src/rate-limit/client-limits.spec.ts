@@ -41,3 +41,23 @@ describe('ClientLimits.countWebhookAction (test events and replays per webhook)'
     await expect(l.countWebhookAction(2, 'hook', 'test')).resolves.toBeUndefined();
   });
 });
+
+describe("ClientLimits.countPush (a user's requests for a wallet's payload, docs/api.md 6.1)", () => {
+  let storage: MemoryThrottlerStorage | undefined;
+  afterEach(() => storage?.onApplicationShutdown());
+  /** A window of the other limits unlike the push limit's minute. */
+  const limits = () =>
+    new ClientLimits((storage = new MemoryThrottlerStorage()), { rateLimits: { ...LIMITS, windowMs: 5_000 } } as unknown as AppConfig);
+
+  it('takes 10 a minute whatever RATE_LIMIT_WINDOW_SECONDS says, then answers 429 rate limited with Retry-After', async () => {
+    const l = limits();
+    for (let i = 0; i < 10; i++) await expect(l.countPush(7)).resolves.toBeUndefined();
+    expect(await rejectionOf(l.countPush(7))).toEqual(RATE_LIMITED);
+  });
+
+  it('counts each user apart', async () => {
+    const l = limits();
+    for (let i = 0; i < 10; i++) await l.countPush(7);
+    await expect(l.countPush(8)).resolves.toBeUndefined();
+  });
+});

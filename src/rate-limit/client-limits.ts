@@ -7,6 +7,10 @@ import type { RateLimitStore } from './rate-limit-store';
 
 const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);
 
+/** docs/api.md 6.1: at most 10 wallet payload requests a minute per user, whatever the window of the other limits. */
+const PUSHES_PER_USER = 10;
+const PUSH_WINDOW_MS = 60_000;
+
 /**
  * The limits the AuthGuard applies around authentication, in the same counters as the webhook
  * limits (memory or Redis, one fixed window of RATE_LIMIT_WINDOW_SECONDS):
@@ -18,7 +22,8 @@ const seconds = (ms: number): number => Math.max(Math.ceil(ms / 1000), 1);
  *   up, until the window's block ends;
  * - requests per bearer token, after authentication: per wallet token (card provisioning) and
  *   per platform key (event ingest);
- * - and, beside the session and organization limits, test events and replays per webhook.
+ * - and, beside the session and organization limits, test events and replays per webhook, and a
+ *   user's requests for a wallet's payload (card push provisioning).
  */
 @Injectable()
 export class ClientLimits {
@@ -56,12 +61,16 @@ export class ClientLimits {
     await this.count(`${this.limits.keyPrefix}:webhook-${action}:${organizationId}:${webhook}`, this.limits.actionsPerWebhook);
   }
 
+  /** Counts a request for a wallet's payload by `userId` (docs/api.md 6.1), from any of their tokens; past 10 a minute, 429. */
+  async countPush(userId: number): Promise<void> {
+    await this.count(`${this.limits.keyPrefix}:card-push:${userId}`, PUSHES_PER_USER, PUSH_WINDOW_MS);
+  }
+
   private addressKey(address: string): string {
     return `${this.limits.keyPrefix}:auth-failures:${address}`;
   }
 
-  private async count(key: string, limit: number): Promise<void> {
-    const { windowMs } = this.limits;
+  private async count(key: string, limit: number, windowMs = this.limits.windowMs): Promise<void> {
     const record = await this.store.increment(key, windowMs, limit, windowMs, key);
     if (record.isBlocked) throw Errors.rateLimited(Math.max(record.timeToBlockExpire, 1));
   }

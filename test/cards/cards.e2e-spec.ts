@@ -58,7 +58,7 @@ describeEachDatabase('card provisioning', (kind) => {
   beforeAll(async () => {
     t = await TestApp.start(kind);
     cards = t.app.get(CardsService);
-    issuerId = await cards.createIssuer('Test Issuer');
+    issuerId = await cards.createIssuer('Test Issuer', { kind: 'stored' });
   });
   afterAll(() => t.close());
 
@@ -75,7 +75,7 @@ describeEachDatabase('card provisioning', (kind) => {
   async function issuedCard(h: Holder, status: CardStatus = 'active'): Promise<IssuedCard> {
     const provisioningId = `prov-${randomBytes(8).toString('hex')}`;
     const provisioningSecret = `pss-${randomBytes(24).toString('base64url')}`;
-    const cardId = await cards.createCard(h.userId, h.organizationId, status, { issuerId, provisioningId, provisioningSecret });
+    const cardId = await cards.createCard(h.userId, h.organizationId, status, { issuerId, stored: { provisioningId, provisioningSecret } });
     return { cardId, provisioningId, provisioningSecret };
   }
 
@@ -486,18 +486,30 @@ describeEachDatabase('card provisioning', (kind) => {
 
     const operation = () => doc.paths[PROVISIONING].get as Json;
 
-    it('secures GET /api/card/provisioning with a bearer scheme of its own and only that one', () => {
-      const security = operation().security as Json[];
-      expect(security).toHaveLength(1);
-      const names = Object.keys(security[0]);
-      expect(names).toHaveLength(1);
-      expect(bearerSchemes()).toContain(names[0]);
-      expect(security[0][names[0]]).toEqual([]);
+    /** docs/api.md 6 and 6.1: every operation of a wallet extension. */
+    const CARD_OPERATIONS: [path: string, method: string][] = [
+      [PROVISIONING, 'get'],
+      [`${PROVISIONING}/entries`, 'get'],
+      ['/api/card/{id}/provisioning/apple', 'post'],
+      ['/api/card/{id}/provisioning/google', 'post'],
+    ];
+
+    it('secures every card provisioning operation with a bearer scheme of its own and only that one', () => {
+      const schemes = CARD_OPERATIONS.map(([path, method]) => {
+        const security = doc.paths[path][method].security as Json[];
+        expect(security).toHaveLength(1);
+        expect(Object.values(security[0])).toEqual([[]]);
+        return Object.keys(security[0]);
+      });
+      const [name] = schemes[0];
+      expect(schemes).toEqual(CARD_OPERATIONS.map(() => [name]));
+      expect(bearerSchemes()).toContain(name);
       const others = Object.entries(doc.paths as Json)
-        .filter(([path]) => path !== PROVISIONING)
-        .flatMap(([, methods]) => Object.values(methods as Json))
-        .flatMap((op) => ((op.security ?? []) as Json[]).flatMap((requirement) => Object.keys(requirement)));
-      expect(others).not.toContain(names[0]);
+        .flatMap(([path, methods]) =>
+          Object.entries(methods as Json).filter(([method]) => !CARD_OPERATIONS.some((op) => op[0] === path && op[1] === method)),
+        )
+        .flatMap(([, op]) => ((op.security ?? []) as Json[]).flatMap((requirement) => Object.keys(requirement)));
+      expect(others).not.toContain(name);
     });
 
     it('sets no document-wide security that would reach other operations', () => {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -110,11 +113,14 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
   afterAll(() => db?.drop());
 
   describe('issuer create', () => {
-    it('prints {"id"} of a new issuer and exits 0', async () => {
+    it('prints {"id","kind"} of a new issuer, stored by default, and exits 0', async () => {
       const printed = await succeeds(['issuer', 'create', '--name', 'Another Issuer']);
-      expect(Object.keys(printed)).toEqual(['id']);
+      expect(Object.keys(printed)).toEqual(['id', 'kind']);
       expect(printed.id).toBeGreaterThan(issuer);
-      expect(await query(db, 'SELECT name FROM issuers WHERE id = ?', [printed.id as number])).toEqual([{ name: 'Another Issuer' }]);
+      expect(printed.kind).toBe('stored');
+      expect(await query(db, 'SELECT name, kind, base_url FROM issuers WHERE id = ?', [printed.id as number])).toEqual([
+        { name: 'Another Issuer', kind: 'stored', base_url: null },
+      ]);
     });
   });
 
@@ -182,6 +188,86 @@ describeEachDatabase('operator CLI: issuers, cards and wallet tokens', (kind) =>
 
     it('refuses a status that is not active, frozen or closed', async () => {
       await refusesCard(cardCreate('--status', 'lost'));
+    });
+  });
+
+  describe('a processor issuer and its cards (docs/api.md 6.1)', () => {
+    /** A file of `content` in a directory of its own. */
+    const fileOf = (content: string): string => {
+      const path = join(mkdtempSync(join(tmpdir(), 'credentials-')), 'credentials.json');
+      writeFileSync(path, content, { mode: 0o600 });
+      return path;
+    };
+    const issuerCount = async (): Promise<number> => Number((await query(db, 'SELECT COUNT(*) AS n FROM issuers'))[0].n);
+
+    it('prints {"id","kind"} of a Lithic issuer, stores its base URL and its API key only encrypted, and takes its cards', async () => {
+      const apiKey = `sk-${unique()}`;
+      const args = ['issuer', 'create', '--name', 'Lithic', '--kind', 'lithic', '--base-url', 'http://127.0.0.1:4010/'];
+      const result = await runCli([...args, '--credentials-file', fileOf(JSON.stringify({ apiKey }))], env);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      const printed = JSON.parse(result.stdout) as Row;
+      expect(Object.keys(printed)).toEqual(['id', 'kind']);
+      expect(printed.kind).toBe('lithic');
+      const [row] = await query(db, 'SELECT * FROM issuers WHERE id = ?', [printed.id as number]);
+      expect([row.kind, row.base_url, typeof row.credentials]).toEqual(['lithic', 'http://127.0.0.1:4010', 'string']);
+      expect(JSON.stringify(row) + result.stdout).not.toContain(apiKey);
+
+      const card = await idOf(
+        cardCreate(
+          '--issuer',
+          String(printed.id),
+          '--processor-token',
+          'tok-1',
+          '--title',
+          'Everyday',
+          '--holder',
+          'Ann Lee',
+          '--suffix',
+          '4242',
+          '--network',
+          'visa',
+        ),
+      );
+      const stored = await cardRow(card);
+      expect([
+        stored.issuer_id,
+        stored.processor_token,
+        stored.title,
+        stored.cardholder_name,
+        stored.primary_account_suffix,
+        stored.network,
+      ]).toEqual([printed.id, 'tok-1', 'Everyday', 'Ann Lee', '4242', 'visa']);
+    });
+
+    // Refused before anything is written, whatever the database: run once.
+    it.runIf(kind === 'sqlite')('refuses a base URL of http to a host that is not a loopback address, storing nothing', async () => {
+      const before = await issuerCount();
+      const failure = await fails([
+        ...['issuer', 'create', '--name', 'Plain', '--kind', 'marqeta', '--base-url', 'http://sandbox-api.marqeta.com/v3'],
+        ...['--credentials-file', fileOf('{"username":"u","password":"p"}')],
+      ]);
+      expect(failure).toEqual({
+        code: 'invalid',
+        message: '--base-url: must use https (http only to a loopback address, 127.0.0.0/8 or [::1])',
+      });
+      expect(await issuerCount()).toBe(before);
+    });
+
+    it.runIf(kind === 'sqlite')('refuses a credentials file that is not JSON without printing any of it', async () => {
+      const path = fileOf('{"apiKey": sk-live-secret-value');
+      const failure = await fails([
+        'issuer',
+        'create',
+        '--name',
+        'Broken',
+        '--kind',
+        'lithic',
+        '--base-url',
+        'https://api.lithic.com',
+        '--credentials-file',
+        path,
+      ]);
+      expect(failure).toEqual({ code: 'invalid', message: `--credentials-file: ${path} is not JSON` });
     });
   });
 

@@ -57,3 +57,31 @@ export async function waitForHealthy(url: string, timeoutMs = 15_000): Promise<v
   }
   throw new Error(`${url} not healthy after ${timeoutMs}ms`);
 }
+
+/**
+ * The built card processor simulator (`node dist/processor-simulator.js`, docs/api.md 6.1) on a free
+ * port, once it has printed its `{"port": N}` line: its base URL, and how to stop it.
+ */
+export async function startProcessorSimulator(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(DIST, 'processor-simulator.js')], {
+    env: { PATH: process.env.PATH, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let printed = '';
+    child.stdout!.on('data', (chunk) => {
+      printed += String(chunk);
+      if (printed.includes('\n')) resolve(printed.slice(0, printed.indexOf('\n')));
+    });
+    child.once('exit', (code) => reject(new Error(`the processor simulator exited with ${code} before listening`)));
+  });
+  const { port } = JSON.parse(line) as { port: number };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

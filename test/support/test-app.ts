@@ -108,8 +108,8 @@ export class TestApp {
     const userId = await this.identity.createUser(`${randomBytes(6).toString('hex')}@example.test`, null);
     await this.identity.setMembership(organizationId, userId, 'member');
     const cards = this.app.get(CardsService);
-    const issuerId = await cards.createIssuer('Test Issuer');
-    const cardId = await cards.createCard(userId, organizationId, 'active', { issuerId, ...credentials });
+    const issuerId = await cards.createIssuer('Test Issuer', { kind: 'stored' });
+    const cardId = await cards.createCard(userId, organizationId, 'active', { issuerId, stored: credentials });
     const { token } = await this.identity.createWalletToken(userId, 3600);
     return { userId, cardId, token };
   }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AUDIT_ACTIONS } from '../audit.model';
 
 // The answer of docs/api.md 10.9, as the OpenAPI document describes it: AuditService returns
@@ -25,10 +25,16 @@ export class AuditEntryDto {
   @ApiProperty({ enum: AUDIT_ACTIONS })
   action: string;
 
-  @ApiProperty()
-  webhook: string;
+  @ApiPropertyOptional({ description: 'The webhook changed: every entry but card.provisioned' })
+  webhook?: string;
 
-  @ApiProperty({ type: [String], description: 'The names of the members that changed; never a URL, secret or token' })
+  @ApiPropertyOptional({ description: 'card.provisioned only: the id of the card added to a wallet, as a string' })
+  card?: string;
+
+  @ApiProperty({
+    type: [String],
+    description: 'The names of the members that changed (card.provisioned: the wallet, apple or google); never a URL, secret or token',
+  })
   fields: string[];
 }
 

@@ -3,8 +3,8 @@ import { OrganizationEntity } from '../../identity/entities/organization.entity'
 
 /**
  * One change an organization's people made (docs/api.md 10.9), written in the transaction of
- * the change. `fields` is a JSON array of member names (`url`, `transaction.created`, …): never
- * a URL, a secret or a token.
+ * the change: to a webhook, or a card added to a wallet (6.1). `fields` is a JSON array of member
+ * names (`url`, `transaction.created`, `apple`, …): never a URL, a secret or a token.
  */
 @Entity('audit_entries')
 @Index('ix_audit_entries_organization', ['organizationId', 'id'])
@@ -26,8 +26,13 @@ export class AuditEntryEntity {
   @Column({ type: 'varchar', length: 32 })
   action: string;
 
-  @Column({ type: 'varchar', length: 64 })
-  webhook: string;
+  /** The webhook changed; null for an entry on a card (card.provisioned). */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  webhook: string | null;
+
+  /** The card provisioned (docs/api.md 6.1); null for an entry on a webhook. */
+  @Column({ name: 'card_id', type: 'int', nullable: true })
+  cardId: number | null;
 
   @Column({ type: 'varchar', length: 512 })
   fields: string;

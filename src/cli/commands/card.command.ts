@@ -1,6 +1,7 @@
+import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CardsService } from '../../cards/cards.service';
-import { CARD_STATUSES, CardStatus } from '../../cards/entities/card.entity';
+import { CardIssuance, CardsService } from '../../cards/cards.service';
+import { CARD_NETWORKS, CARD_STATUSES, CardNetwork, CardStatus } from '../../cards/entities/card.entity';
 import { parseChoice, parseId, parseText, secretArgument, UsageError } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -13,26 +14,68 @@ interface CardCreateOptions {
   issuer?: number;
   provisioningId?: string;
   provisioningSecret?: string;
+  processorToken?: string;
+  title?: string;
+  holder?: string;
+  suffix?: string;
+  network?: CardNetwork;
+}
+
+/** Text of 1 to `max` characters. */
+function boundedText(value: string, max: number): string {
+  if (value.trim() === '' || value.length > max) throw new InvalidArgumentError(`must be 1 to ${max} characters`);
+  return value;
+}
+
+/** Whether a group of options was given: all of them, or none; some of them is a usage error naming the group. */
+function givenTogether(options: Record<string, unknown>): boolean {
+  const given = Object.values(options).filter((value) => value !== undefined).length;
+  if (given !== 0 && given !== Object.keys(options).length) throw new UsageError(`${Object.keys(options).join(', ')} go together`);
+  return given > 0;
 }
 
 @SubCommand({
   name: 'create',
-  description: 'Create a card for a member of an organization; prints {"id"}. An issuer comes with both provisioning credentials.',
+  description:
+    'Create a card for a member of an organization; prints {"id"}. An issuer comes with the provisioning credentials stored for the card, ' +
+    "with the card at the issuer's processor, or both.",
 })
 export class CardCreateCommand extends OperatorCommand {
   constructor(private readonly cards: CardsService) {
     super();
   }
 
-  async run(_: string[], { user, org, status, issuer, provisioningId, provisioningSecret }: CardCreateOptions): Promise<void> {
-    const given = [issuer, provisioningId, provisioningSecret].filter((v) => v !== undefined).length;
-    if (given !== 0 && given !== 3) {
-      throw new UsageError('--issuer, --provisioning-id and --provisioning-secret go together');
+  async run(_: string[], options: CardCreateOptions): Promise<void> {
+    const { user, org, status, issuer, provisioningId, provisioningSecret, processorToken, title, holder, suffix, network } = options;
+    const stored = givenTogether({ '--provisioning-id': provisioningId, '--provisioning-secret': provisioningSecret });
+    const processor = givenTogether({
+      '--processor-token': processorToken,
+      '--title': title,
+      '--holder': holder,
+      '--suffix': suffix,
+      '--network': network,
+    });
+    if ((issuer !== undefined) !== (stored || processor)) {
+      throw new UsageError(
+        '--issuer goes with --provisioning-id and --provisioning-secret, or with --processor-token, --title, --holder, --suffix and --network, or both',
+      );
     }
-    const issuance =
+    const issuance: CardIssuance | undefined =
       issuer === undefined
         ? undefined
-        : { issuerId: issuer, provisioningId: provisioningId!, provisioningSecret: await secretArgument(provisioningSecret!) };
+        : {
+            issuerId: issuer,
+            stored: stored ? { provisioningId: provisioningId!, provisioningSecret: await secretArgument(provisioningSecret!) } : undefined,
+            processor: processor
+              ? {
+                  processorToken: processorToken!,
+                  title: title!,
+                  cardholderName: holder!,
+                  primaryAccountSuffix: suffix!,
+                  network: network!,
+                }
+              : undefined,
+          };
     printResult({ id: await this.cards.createCard(user, org, status ?? 'active', issuance) });
   }
 
@@ -67,6 +110,32 @@ export class CardCreateCommand extends OperatorCommand {
   })
   parseProvisioningSecret(value: string): string {
     return parseText(value);
+  }
+
+  @Option({ flags: '--processor-token <token>', description: "the card's token at its issuer's processor (docs/api.md 6.1)" })
+  parseProcessorToken(value: string): string {
+    return boundedText(value, 255);
+  }
+
+  @Option({ flags: '--title <title>', description: 'what a wallet shows the card as, 1 to 64 characters' })
+  parseTitle(value: string): string {
+    return boundedText(value, 64);
+  }
+
+  @Option({ flags: '--holder <name>', description: "the cardholder's name, 1 to 128 characters" })
+  parseHolder(value: string): string {
+    return boundedText(value, 128);
+  }
+
+  @Option({ flags: '--suffix <digits>', description: 'the last four digits of the card number' })
+  parseSuffix(value: string): string {
+    if (!/^\d{4}$/.test(value)) throw new InvalidArgumentError('must be four digits');
+    return value;
+  }
+
+  @Option({ flags: '--network <network>', description: CARD_NETWORKS.join(' or ') })
+  parseNetwork(value: string): CardNetwork {
+    return parseChoice(value, CARD_NETWORKS);
   }
 }
 

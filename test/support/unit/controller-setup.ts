@@ -67,6 +67,9 @@ export async function controllerSetup(controllers: Type[]): Promise<ControllerCo
   };
   const limits = automock(ClientLimits);
   const throttle = { increment: vi.fn(async () => NOT_BLOCKED) };
+  // One mock per type: a pipe that injects a service (a push's, which looks its card up) gets the controller's.
+  const mocks = new Map<Type, unknown>();
+  const mockOf = (type: Type) => mocks.get(type) ?? mocks.set(type, automock(type)).get(type);
   const moduleRef = await Test.createTestingModule({
     imports: [ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: 100 }], storage: throttle })],
     controllers,
@@ -84,7 +87,7 @@ export async function controllerSetup(controllers: Type[]): Promise<ControllerCo
       { provide: PINO, useValue: createPino('silent') },
     ],
   })
-    .useMocker((token) => (typeof token === 'function' ? automock(token as Type) : undefined))
+    .useMocker((token) => (typeof token === 'function' ? mockOf(token as Type) : undefined))
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(10_000), { bodyParser: false, logger: false });
   app.use(jsonBody(BODY_LIMIT, JSON_TYPES));

@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { SecretBox } from '../crypto/secret-box';
+import { PINO } from '../logging/pino.provider';
+import { Metrics } from '../metrics/metrics';
+import {
+  issuerCredentialsBinding,
+  IssuedCard,
+  IssuerPort,
+  ProvisioningCredentials,
+  provisioningSecretBinding,
+  PushableCard,
+} from './issuer.port';
+import { PROVISIONING_APP_VERSION, ProcessorCredentials, PushPayloads, PushRequests, Wallet, WalletCall } from './processors/processor';
+import { ProcessorClient } from './processors/processor-client';
+import { failureAnswer, resultOf } from './processors/processor-outcome';
+import { PROCESSORS } from './processors/processors';
+
+/**
+ * The issuer port (docs/api.md 3, 6, 6.1): a card's stored credentials, the secret opened on
+ * demand; or its processor's payload for a wallet, through the adapter of the issuer's kind. The
+ * processor's credentials are opened only for the call. Each call is counted by processor, wallet
+ * and outcome; a failure is logged with its outcome and status, never with the answer's body.
+ */
+@Injectable()
+export class CardIssuers extends IssuerPort {
+  constructor(
+    private readonly secrets: SecretBox,
+    private readonly client: ProcessorClient,
+    private readonly metrics: Metrics,
+    @Inject(PINO) private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  async provisioningCredentials(card: IssuedCard): Promise<ProvisioningCredentials> {
+    return {
+      id: card.provisioningId,
+      secret: this.secrets.open(card.provisioningSecret, provisioningSecretBinding(card.organizationId, card.cardId)),
+    };
+  }
+
+  async push<W extends Wallet>(wallet: W, card: PushableCard, request: PushRequests[W]): Promise<PushPayloads[W]> {
+    const { issuer } = card;
+    const adapter = PROCESSORS[issuer.kind];
+    const call = adapter[wallet] as WalletCall<W>;
+    const credentials = JSON.parse(this.secrets.open(issuer.credentials, issuerCredentialsBinding(issuer.id))) as ProcessorCredentials;
+    const { path, body } = call.request(card, request);
+    const started = performance.now();
+    const answer = await this.client.post({
+      url: new URL(`${issuer.baseUrl}${path}`),
+      headers: {
+        authorization: adapter.authorization(credentials),
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': PROVISIONING_APP_VERSION,
+      },
+      body: JSON.stringify(body),
+    });
+    const result = resultOf(answer, (answered) => call.payload(answered, card));
+    this.metrics.processorCalled(issuer.kind, wallet, result.outcome, (performance.now() - started) / 1000);
+    if (result.outcome === 'ok') return result.payload;
+    this.logger.warn(
+      { processor: issuer.kind, wallet, outcome: result.outcome, status: answer.kind === 'answered' ? answer.status : null },
+      "a card processor did not give a wallet's payload",
+    );
+    throw failureAnswer(result.outcome, wallet);
+  }
+}
