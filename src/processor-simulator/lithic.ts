@@ -31,7 +31,9 @@ export function lithicProvision(headers: IncomingHttpHeaders, body: unknown, car
   const wallet = member(body, 'digital_wallet');
   const problems = problemsOf(body, RULES[wallet]);
   if (problems.length > 0) return failure(422, problems.join('; '));
-  return answerFor(cardToken, failure, 200, () => ({ provisioning_payload: payloadOf(wallet, cardToken, body) }));
+  return answerFor(cardToken, failure, { status: 200, invalidStatus: 422 }, () => ({
+    provisioning_payload: payloadOf(wallet, cardToken, body),
+  }));
 }
 
 /** Apple's object (Lithic names the pass data `encryptedData`), or Google's and Samsung's opaque payment card. */

@@ -39,7 +39,12 @@ function provision(
   if (problems.length > 0) return failure(400, problems.join('; '));
   const cardToken = member(body, 'card_token');
   const now = new Date().toISOString();
-  return answerFor(cardToken, failure, 201, () => ({ created_time: now, last_modified_time: now, card_token: cardToken, ...payload() }));
+  return answerFor(cardToken, failure, { status: 201, invalidStatus: 400 }, () => ({
+    created_time: now,
+    last_modified_time: now,
+    card_token: cardToken,
+    ...payload(),
+  }));
 }
 
 export function marqetaApplePay(headers: IncomingHttpHeaders, body: unknown): SimulatedAnswer {
@@ -65,10 +70,13 @@ export function marqetaApplePay(headers: IncomingHttpHeaders, body: unknown): Si
 export function marqetaAndroidPay(headers: IncomingHttpHeaders, body: unknown): SimulatedAnswer {
   const rules = {
     card_token: text(1, 36),
-    device_id: text(1, 24),
+    // Marqeta's reference caps these at 24 and 50; the simulator takes the whole range the
+    // contract lets a wallet send (docs/api.md 6.1: 1-64), so that every valid request has an
+    // answer here (docs/decisions.md). A real Marqeta's 400 past its caps is our 400.
+    device_id: text(1, 64),
     device_type: oneOf(DEVICE_TYPES),
     provisioning_app_version: text(1, 50),
-    wallet_account_id: text(1, 50),
+    wallet_account_id: text(1, 64),
   };
   return provision(headers, body, rules, () => ({
     push_tokenize_request_data: {

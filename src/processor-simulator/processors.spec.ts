@@ -66,8 +66,9 @@ describe('the simulated Marqeta', () => {
     expect([status, (body as { error_code: string }).error_code]).toEqual([400, '400']);
   });
 
-  it('answers 400 to a Google device id over 24 characters', () => {
-    expect(marqetaAndroidPay(BASIC, { ...MARQETA_GOOGLE, device_id: 'd'.repeat(25) }).status).toBe(400);
+  it("takes a Google device id and wallet account id of the contract's 64 characters, and refuses 65", () => {
+    expect(marqetaAndroidPay(BASIC, { ...MARQETA_GOOGLE, device_id: 'd'.repeat(64), wallet_account_id: 'w'.repeat(64) }).status).toBe(201);
+    expect(marqetaAndroidPay(BASIC, { ...MARQETA_GOOGLE, device_id: 'd'.repeat(65) }).status).toBe(400);
   });
 
   it('answers by the card token: unknown- 404, fail- 500, slow- the payload after 30 s', () => {

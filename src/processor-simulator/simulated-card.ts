@@ -4,21 +4,22 @@ import type { SimulatedAnswer } from './request-rules';
 
 /*
  * What the simulator answers for a card token, whatever the processor (docs/api.md 6.1): any token
- * gets a payload, except one starting `unknown-` (the processor's 404), `fail-` (its 500) or
- * `slow-` (the payload, after 30 s). And the payloads themselves, deterministic but the Apple
+ * gets a payload, except one starting `unknown-` (the processor's 404), `invalid-` (its refusal
+ * of the request as invalid), `fail-` (its 500) or `slow-` (the payload, after 30 s). And the payloads themselves, deterministic but the Apple
  * crypto's fresh key.
  */
 
 const SLOW_ANSWER_MS = 30_000;
 
-/** The answer for `cardToken`: the processor's 404 or 500 in its own words (`failure`), or `status` with the payload. */
+/** The answer for `cardToken`: the processor's 404, its refusal (`invalidStatus`) or 500 in its own words (`failure`), or `status` with the payload. */
 export function answerFor(
   cardToken: string,
   failure: (status: number, message: string) => SimulatedAnswer,
-  status: number,
+  { status, invalidStatus }: { status: number; invalidStatus: number },
   payload: () => object,
 ): SimulatedAnswer {
   if (cardToken.startsWith('unknown-')) return failure(404, 'card not found');
+  if (cardToken.startsWith('invalid-')) return failure(invalidStatus, 'the request is not valid for this card');
   if (cardToken.startsWith('fail-')) return failure(500, 'an internal error');
   return { status, body: payload(), ...(cardToken.startsWith('slow-') && { delayMs: SLOW_ANSWER_MS }) };
 }
