@@ -12,7 +12,3 @@ export const setFields = (columns: WebhookColumns): string[] =>
 /** The members whose value `columns` changes from the stored ones. */
 export const changedFields = (stored: WebhookColumns, columns: WebhookColumns): string[] =>
   fieldsOfColumns(columns, (column, value) => (stored[column] ?? null) !== (value ?? null));
-
-/** With `headers` when a write changed them (their ciphertexts cannot be compared: the write says). */
-export const withHeaders = (fields: string[], headersChanged: boolean | undefined): string[] =>
-  headersChanged ? [...fields, 'headers'] : fields;

@@ -8,8 +8,8 @@ import { checkUrl, portOf } from '../url-safety/url-rules';
 import { DeleteWebhookDto, CreateWebhookDto, ReplaceWebhookDto, RotateSecretDto, WebhookUrlsDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
 import { WebhookPathDto } from './dto/webhook-path.dto';
-import { draftOf, fieldsOfBody, patchOf } from './webhook.mapper';
-import { CheckedUrl, DEFAULT_GRACE_SECONDS, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
+import { draftOf, fieldsOfBody, patchOf, tokenUrlFieldOf } from './webhook.mapper';
+import { CheckedUrl, DEFAULT_GRACE_SECONDS, UrlMember, WebhookDraft, WebhookPatch } from './webhook.model';
 
 /*
  * The validation of docs/api.md 5 before any database work: one pipe per route, over its
@@ -56,18 +56,19 @@ abstract class UrlCheckingPipe {
   ) {}
 
   protected async draftOf(dto: WebhookUrlsDto): Promise<WebhookDraft> {
-    return draftOf(await this.checkUrls(fieldsOfBody<string>(dto)), dto);
+    return draftOf(await this.checkUrls([...fieldsOfBody<string>(dto), ...tokenUrlFieldOf<string>(dto.auth)]), dto);
   }
 
   /**
-   * The static URL rules (docs/api.md 5.1, 1-5) for every URL given; null (a patch's "clear")
+   * The static URL rules (docs/api.md 5.1, 1-5) for every URL given, an oauth2 auth's token URL
+   * among them (docs/api.md 10.16); null (a patch's "clear")
    * passes. When one is broken, the names of the others are resolved as well and their 400s
    * (not public, does not resolve) join the message, in the order of the fields; a resolver
    * failure among them loses to the 400 (rule 7).
    */
-  protected async checkUrls<T extends string | null>(given: [UrlField, T][]): Promise<[UrlField, CheckedUrl | Extract<T, null>][]> {
-    const problems = new Map<UrlField, string>();
-    const checked = given.map(([field, value]): [UrlField, CheckedUrl | Extract<T, null>] => {
+  protected async checkUrls<T extends string | null>(given: [UrlMember, T][]): Promise<[UrlMember, CheckedUrl | Extract<T, null>][]> {
+    const problems = new Map<UrlMember, string>();
+    const checked = given.map(([field, value]): [UrlMember, CheckedUrl | Extract<T, null>] => {
       if (value === null) return [field, value as Extract<T, null>];
       const verdict = checkUrl(value, this.addresses.allows);
       if (!verdict.ok) problems.set(field, `${field}: ${verdict.problem}`);
@@ -123,6 +124,7 @@ export class UpdateWebhookPipe
   async transform(parts: RequestParts): Promise<{ name: string; patch: WebhookPatch }> {
     const name = webhookNameOf(parts);
     const dto = validateBody(WebhookPatchDto, parts.body);
-    return { name, patch: patchOf(await this.checkUrls(fieldsOfBody<string | null>(dto)), dto) };
+    const fields = [...fieldsOfBody<string | null>(dto), ...tokenUrlFieldOf<string>(dto.auth)];
+    return { name, patch: patchOf(await this.checkUrls(fields), dto) };
   }
 }

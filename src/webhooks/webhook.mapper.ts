@@ -4,7 +4,18 @@ import type { Row } from '../database/sql-executor';
 import type { WebhookDto } from './dto/webhook-responses.dto';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
 import { HeaderList, maskedHeaders } from './custom-headers';
-import { CheckedUrl, EVENT_GROUPS, StoredWebhook, UrlField, WebhookDraft, WebhookPatch } from './webhook.model';
+import { AuthView, authViewOf, ReceiverAuth, settingsOf } from './receiver-auth';
+import {
+  AuthDraft,
+  CheckedUrl,
+  EVENT_GROUPS,
+  StoredWebhook,
+  TOKEN_URL_FIELD,
+  UrlField,
+  UrlMember,
+  WebhookDraft,
+  WebhookPatch,
+} from './webhook.model';
 import { EVENT_FIELDS, EventField, EventSubscription } from '../event-types/event-types';
 
 /*
@@ -14,7 +25,7 @@ import { EVENT_FIELDS, EventField, EventSubscription } from '../event-types/even
  */
 
 /** A member of a webhook's JSON that the audit trail names when it changes. */
-export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers' | 'ordered';
+export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers' | 'ordered' | 'auth';
 
 /** A URL column: `url`, and each event type's. */
 type UrlColumn = 'url' | (typeof EVENT_URL_COLUMNS)[EventField];
@@ -30,6 +41,8 @@ export const EVENT_TYPES_COLUMN = 'event_types';
 export const HEADER_NAMES_COLUMN = 'header_names';
 /** Its deliveries go one at a time, in order (docs/api.md 10.18): 1 or 0. */
 export const ORDERED_COLUMN = 'ordered';
+/** What reads show of its receiver authentication (docs/api.md 10.16): JSON; the settings are sealed apart (authColumnsOf). */
+export const AUTH_COLUMN = 'auth';
 
 /**
  * A column of the `webhooks` table that a create, a legacy create-or-update or a patch writes
@@ -42,10 +55,13 @@ export type WebhookColumn =
   | typeof EVENT_TYPES_COLUMN
   | typeof HEADER_NAMES_COLUMN
   | typeof ORDERED_COLUMN
+  | typeof AUTH_COLUMN
   | 'headers'
-  | 'headers_key_id';
+  | 'headers_key_id'
+  | 'auth_secret'
+  | 'auth_secret_key_id';
 
-/** A column's value as written (null: the event URL, the rate limit, the event types or the headers are not set). */
+/** A column's value as written (null: the event URL, the rate limit, the event types, the headers or the auth are not set). */
 type ColumnValue = string | number | null;
 
 /** The columns a write sets, and their values. */
@@ -85,16 +101,32 @@ export function fieldsOfBody<T extends string | null>(
   return fields;
 }
 
+/** The token URL an `auth` member gives (docs/api.md 10.16), as a field the URL rules check beside the webhook's URLs. */
+export const tokenUrlFieldOf = <T>(auth: { type: string; tokenUrl?: unknown } | null | undefined): [UrlMember, T][] =>
+  auth?.type === 'oauth2' ? [[TOKEN_URL_FIELD, auth.tokenUrl as T]] : [];
+
+/** A valid `auth` as a write stores it: its token URL as checked (normalized), what reads show, the settings to seal. */
+function authDraftOf(given: ReceiverAuth, tokenUrl: CheckedUrl | undefined): AuthDraft {
+  const settings = settingsOf(given.type === 'oauth2' ? { ...given, tokenUrl: tokenUrl!.href } : given);
+  return { view: authViewOf(settings), settings, ...(tokenUrl && { tokenUrl }) };
+}
+
 /** The members of a create, a legacy create-or-update or a patch besides the URLs, each only when given. */
 const givenOnly = <T extends object>(members: T): Partial<T> =>
   Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined)) as Partial<T>;
 
-/** A create's fields, each URL checked (`url` is always among them), and its other members when given. */
+/** A create's fields, each URL checked (`url` is always among them, `auth.tokenUrl` with an oauth2 auth), and its other members when given. */
 export function draftOf(
-  fields: readonly [UrlField, CheckedUrl][],
-  members: { rateLimit?: number; events?: EventSubscription[]; headers?: Readonly<Record<string, string>>; ordered?: boolean } = {},
+  fields: readonly [UrlMember, CheckedUrl][],
+  members: {
+    rateLimit?: number;
+    events?: EventSubscription[];
+    headers?: Readonly<Record<string, string>>;
+    ordered?: boolean;
+    auth?: ReceiverAuth;
+  } = {},
 ): WebhookDraft {
-  const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl>;
+  const { url, [TOKEN_URL_FIELD]: tokenUrl, ...events } = Object.fromEntries(fields) as Record<UrlMember, CheckedUrl>;
   return {
     url,
     events,
@@ -103,38 +135,56 @@ export function draftOf(
       eventTypes: members.events,
       headers: members.headers && (Object.entries(members.headers) as HeaderList),
       ordered: members.ordered,
+      auth: members.auth && authDraftOf(members.auth, tokenUrl),
     }),
   };
 }
 
 export function patchOf(
-  fields: readonly [UrlField, CheckedUrl | null][],
+  fields: readonly [UrlMember, CheckedUrl | null][],
   members: {
     rateLimit?: number | null;
     events?: EventSubscription[] | null;
     headers?: Readonly<Record<string, string | null>> | null;
     ordered?: boolean | null;
+    auth?: ReceiverAuth | null;
   } = {},
 ): WebhookPatch {
-  const { url, ...events } = Object.fromEntries(fields) as Record<UrlField, CheckedUrl | null>;
+  const { url, [TOKEN_URL_FIELD]: tokenUrl, ...events } = Object.fromEntries(fields) as Record<UrlMember, CheckedUrl | null>;
   return {
     ...(url === undefined || url === null ? {} : { url }),
     events,
-    ...givenOnly({ rateLimit: members.rateLimit, eventTypes: members.events, headers: members.headers, ordered: members.ordered }),
+    ...givenOnly({
+      rateLimit: members.rateLimit,
+      eventTypes: members.events,
+      headers: members.headers,
+      ordered: members.ordered,
+      auth: members.auth && authDraftOf(members.auth, tokenUrl ?? undefined),
+    }),
   };
 }
 
-/** The URLs of a draft or patch that are set (a patch's clears need no resolving). */
-export function urlsOf({ url, events }: WebhookDraft | WebhookPatch): [UrlField, CheckedUrl][] {
-  const given = [...(url ? [['url', url] as const] : []), ...Object.entries(events)] as [UrlField, CheckedUrl | null][];
-  return given.filter((entry): entry is [UrlField, CheckedUrl] => entry[1] !== null);
+/** The URLs of a draft or patch that are set (a patch's clears need no resolving), its token URL last. */
+export function urlsOf({ url, events, auth }: WebhookDraft | WebhookPatch): [UrlMember, CheckedUrl][] {
+  const given = [
+    ...(url ? [['url', url] as const] : []),
+    ...Object.entries(events),
+    ...(auth?.tokenUrl ? [[TOKEN_URL_FIELD, auth.tokenUrl] as const] : []),
+  ] as [UrlMember, CheckedUrl | null][];
+  return given.filter((entry): entry is [UrlMember, CheckedUrl] => entry[1] !== null);
 }
 
-/** What a draft stores: the normalized hrefs, and the other members when given (the headers' names only). */
-export const storedOf = ({ url, events, rateLimit, eventTypes, headers, ordered }: WebhookDraft): StoredWebhook => ({
+/** What a draft stores: the normalized hrefs, and the other members when given (the headers' names only, what reads show of the auth). */
+export const storedOf = ({ url, events, rateLimit, eventTypes, headers, ordered, auth }: WebhookDraft): StoredWebhook => ({
   url: url.href,
   events: Object.fromEntries(Object.entries(events).map(([field, checked]) => [field, checked!.href])),
-  ...givenOnly({ rateLimit, eventTypes, headerNames: headers && headers.length > 0 ? headers.map(([name]) => name) : undefined, ordered }),
+  ...givenOnly({
+    rateLimit,
+    eventTypes,
+    headerNames: headers && headers.length > 0 ? headers.map(([name]) => name) : undefined,
+    ordered,
+    auth: auth?.view,
+  }),
 });
 
 /**
@@ -168,12 +218,20 @@ export const headerColumnsOf = (headers: HeaderList, sealed: SealedSecret | null
   headers_key_id: sealed?.keyId ?? null,
 });
 
+/** The auth columns of a webhook with this auth (docs/api.md 10.16), its settings sealed (none: every column null). */
+export const authColumnsOf = (auth: AuthDraft | null, sealed: SealedSecret | null): WebhookColumns => ({
+  [AUTH_COLUMN]: auth === null ? null : JSON.stringify(auth.view),
+  auth_secret: sealed?.ciphertext ?? null,
+  auth_secret_key_id: sealed?.keyId ?? null,
+});
+
 /** A JSON array column as stored (null: not set). */
 const readList = Column.nullable(Column.json<string[]>());
 const readUrl = Column.nullable(Column.text);
 const readRateLimit = Column.nullable(Column.int);
+const readAuth = Column.nullable(Column.json<AuthView>());
 
-/** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `ordered`, `disabled_at` (and the name) back to a stored webhook. */
+/** A row with the URL columns, `rate_limit`, `event_types`, `header_names`, `ordered`, `auth`, `disabled_at` (and the name) back to a stored webhook. */
 export function storedOfRow(row: Row): StoredWebhook & { name: string } {
   const events: Partial<Record<EventField, string>> = {};
   for (const field of EVENT_FIELDS) {
@@ -189,6 +247,7 @@ export function storedOfRow(row: Row): StoredWebhook & { name: string } {
     ...givenOnly({
       eventTypes: readList(row[EVENT_TYPES_COLUMN]) ?? undefined,
       headerNames: readList(row[HEADER_NAMES_COLUMN]) ?? undefined,
+      auth: readAuth(row[AUTH_COLUMN]) ?? undefined,
     }),
     ...(Column.positive(row[ORDERED_COLUMN]) ? { ordered: true } : {}),
     ...(Column.present(row.disabled_at) ? { disabled: true as const } : {}),
@@ -198,9 +257,9 @@ export function storedOfRow(row: Row): StoredWebhook & { name: string } {
 /**
  * The JSON of a webhook: `url`, only the groups and events that are set, `events` (the types it
  * takes, as sent) and `headers` (every value masked) when set, `rateLimit` when set, `ordered`
- * and `disabled` when they are.
+ * when it is, `auth` (what reads show of it) when set, and `disabled` when it is.
  */
-export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames, ordered, disabled }: StoredWebhook): WebhookDto {
+export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames, ordered, auth, disabled }: StoredWebhook): WebhookDto {
   const body: Record<string, unknown> = { url };
   for (const [group, members] of Object.entries(EVENT_GROUPS)) {
     const set: Record<string, string> = {};
@@ -214,6 +273,7 @@ export function toWebhookBody({ url, events, rateLimit, eventTypes, headerNames,
   if (headerNames !== undefined) body.headers = maskedHeaders(headerNames);
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   if (ordered === true) body.ordered = true;
+  if (auth !== undefined) body.auth = auth;
   if (disabled) body.disabled = true;
   return body as unknown as WebhookDto;
 }

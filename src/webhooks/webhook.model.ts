@@ -2,9 +2,16 @@ import type { EventField, EventSubscription } from '../event-types/event-types';
 import { randomBytes } from 'node:crypto';
 import type { SecretBinding } from '../crypto/secret-box';
 import type { HeaderList } from './custom-headers';
+import type { AuthView, ReceiverAuth } from './receiver-auth';
 
 /** A webhook's URL fields: `url`, and one per event type (docs/api.md 5, seed "Events"). */
 export type UrlField = 'url' | EventField;
+
+/** The member of `auth` that is a URL (docs/api.md 10.16): checked and resolved with the webhook's own, under this name. */
+export const TOKEN_URL_FIELD = 'auth.tokenUrl';
+
+/** A URL a write checks: the webhook's, and its token URL. */
+export type UrlMember = UrlField | typeof TOKEN_URL_FIELD;
 
 /** The groups of the JSON shape and their members, in the order answers list them. */
 export const EVENT_GROUPS = {
@@ -26,8 +33,19 @@ export const MIN_RATE_LIMIT = 1;
 export const MAX_RATE_LIMIT = 10_000;
 
 /**
+ * docs/api.md 10.16: a webhook's receiver authentication as a write gives it: what reads show,
+ * the settings an attempt opens (sealed: the secret or key is among them), and for oauth2 the
+ * token URL as checked, to be resolved with the request's other URLs.
+ */
+export interface AuthDraft {
+  readonly view: AuthView;
+  readonly settings: ReceiverAuth;
+  readonly tokenUrl?: CheckedUrl;
+}
+
+/**
  * What a create (or legacy create-or-update) stores; a legacy update keeps the rate limit, the
- * event types and the headers it does not give.
+ * event types, the headers, the order and the auth it does not give.
  */
 export interface WebhookDraft {
   readonly url: CheckedUrl;
@@ -39,6 +57,8 @@ export interface WebhookDraft {
   readonly headers?: HeaderList;
   /** docs/api.md 10.18: one attempt at a time, in order (absent: as stored, false for a new webhook). */
   readonly ordered?: boolean;
+  /** docs/api.md 10.16: how it authenticates to its receiver (absent: as stored, none for a new webhook). */
+  readonly auth?: AuthDraft;
 }
 
 /** A JSON Merge Patch flattened to fields: absent keeps, null clears. */
@@ -51,6 +71,8 @@ export interface WebhookPatch {
   readonly headers?: Readonly<Record<string, string | null>> | null;
   /** null: not ordered, as false. */
   readonly ordered?: boolean | null;
+  /** Replaced as a whole; null removes it. */
+  readonly auth?: AuthDraft | null;
 }
 
 /**
@@ -65,6 +87,8 @@ export interface StoredWebhook {
   readonly headerNames?: readonly string[];
   /** Whether its deliveries go in order; absent: not given (a draft), as stored. */
   readonly ordered?: boolean;
+  /** What reads show of its receiver authentication, when it has one. */
+  readonly auth?: AuthView;
   readonly disabled?: true;
 }
 
@@ -84,6 +108,13 @@ export const customHeadersBinding = (organizationId: number, name: string): Secr
   table: 'webhooks',
   organizationId,
   row: `${name}#headers`,
+});
+
+/** A webhook's sealed receiver authentication (docs/api.md 10.16), its client secret or key among it, in a row of its own. */
+export const receiverAuthBinding = (organizationId: number, name: string): SecretBinding => ({
+  table: 'webhooks',
+  organizationId,
+  row: `${name}#auth`,
 });
 
 /** docs/api.md 10.7: how long a rotated-out secret keeps signing, by default and at most. */

@@ -19,6 +19,7 @@ import { ApiErrorResponses } from '../http/openapi-errors';
 import { SessionRateLimitGuard } from '../rate-limit/session-rate-limit.guard';
 import { CreateWebhookDto, DeleteWebhookDto, ReplaceWebhookDto, RotateSecretDto } from './dto/webhook-body.dto';
 import { WebhookPatchDto } from './dto/webhook-patch.dto';
+import { AUTH_MODELS } from './dto/webhook-auth.dto';
 import {
   CreatedWebhookDto,
   DeleteResultDto,
@@ -48,7 +49,7 @@ const WRITE_FORBIDDEN: ErrorCode[] = ['forbidden origin', 'no organization', 'no
 // Each route's input goes through its one pipe (webhook-validation.pipes.ts), which checks the
 // path's name, the body's shape and its URLs in docs/api.md 5's order.
 @ApiTags('webhooks')
-@ApiExtraModels(WebhookDto)
+@ApiExtraModels(WebhookDto, ...AUTH_MODELS)
 @Authenticated({ roles: ['owner', 'admin'] })
 @UseGuards(SessionRateLimitGuard)
 @ApiErrorResponses({ 429: ['rate limited'] })

@@ -6,6 +6,7 @@ import { placeholders, type Row, type SqlExecutor, type SqlValue, varying } from
 import { sqlTimestamp } from '../database/sql-dialect';
 import type { Transaction } from '../database/unit-of-work';
 import {
+  AUTH_COLUMN,
   EVENT_TYPES_COLUMN,
   HEADER_NAMES_COLUMN,
   ORDERED_COLUMN,
@@ -23,7 +24,15 @@ import { WebhookRemovals } from './webhook-removals';
 // The Database executor: every write locks the organization's source row first, in the
 // transaction its service opened (WebhooksService), and the reads are a measured hot path.
 
-const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, ORDERED_COLUMN, 'disabled_at'];
+const STORED_COLUMNS = [
+  ...URL_COLUMNS,
+  RATE_LIMIT_COLUMN,
+  EVENT_TYPES_COLUMN,
+  HEADER_NAMES_COLUMN,
+  ORDERED_COLUMN,
+  AUTH_COLUMN,
+  'disabled_at',
+];
 /** The columns a write compares with what it writes: for the audit entry's `fields`. */
 const COMPARED_COLUMNS: readonly WebhookColumn[] = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, ORDERED_COLUMN];
 /** The compared columns that hold numbers; the others hold text. */
@@ -33,13 +42,19 @@ const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).joi
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
  WHERE ws.organization_id = ?`;
 
-/** A webhook as a write reads it under its source's lock: its id, its secret and custom headers (sealed), and its compared columns. */
+/**
+ * A webhook as a write reads it under its source's lock: its id, its secret, custom headers and
+ * auth settings (sealed), its compared columns, and what reads show of it.
+ */
 export interface LockedWebhook {
   readonly id: number;
   readonly secret: SealedSecret;
   /** Its custom headers (docs/api.md 10.15), sealed; null: none. */
   readonly headers: SealedSecret | null;
+  /** Its receiver authentication's settings (docs/api.md 10.16), sealed; null: none. */
+  readonly auth: SealedSecret | null;
   readonly columns: WebhookColumns;
+  readonly stored: StoredWebhook;
 }
 
 const sealedOf = (ciphertext: string | null, keyId: string | null): SealedSecret | null =>
@@ -51,6 +66,8 @@ const readSecrets = rowReader({
   keyId: Column.text,
   sealedHeaders: Column.nullable(Column.text),
   headersKeyId: Column.nullable(Column.text),
+  sealedAuth: Column.nullable(Column.text),
+  authKeyId: Column.nullable(Column.text),
 });
 const readText = Column.nullable(Column.text);
 const readCompared = (row: Row): WebhookColumns =>
@@ -130,13 +147,21 @@ export class WebhooksRepository {
   /** The webhook named `name` of the locked source, as a write reads it (no lock of its own: the source's holds it). */
   async findLocked(tx: Transaction, sourceId: number, name: string): Promise<LockedWebhook | undefined> {
     const [row] = await tx.select(
-      `SELECT id, secret, secret_key_id AS keyId, headers AS sealedHeaders, headers_key_id AS headersKeyId, ${STORED_COLUMNS.join(', ')}
+      `SELECT id, name, secret, secret_key_id AS keyId, headers AS sealedHeaders, headers_key_id AS headersKeyId,
+              auth_secret AS sealedAuth, auth_secret_key_id AS authKeyId, ${STORED_COLUMNS.join(', ')}
          FROM webhooks WHERE source_id = ? AND name = ?`,
       [sourceId, name],
     );
     if (row === undefined) return undefined;
-    const { id, secret, keyId, sealedHeaders, headersKeyId } = readSecrets(row);
-    return { id, secret: { ciphertext: secret, keyId }, headers: sealedOf(sealedHeaders, headersKeyId), columns: readCompared(row) };
+    const { id, secret, keyId, sealedHeaders, headersKeyId, sealedAuth, authKeyId } = readSecrets(row);
+    return {
+      id,
+      secret: { ciphertext: secret, keyId },
+      headers: sealedOf(sealedHeaders, headersKeyId),
+      auth: sealedOf(sealedAuth, authKeyId),
+      columns: readCompared(row),
+      stored: storedOfRow(row),
+    };
   }
 
   async insert(tx: Transaction, sourceId: number, name: string, columns: WebhookColumns, secret: SealedSecret): Promise<void> {

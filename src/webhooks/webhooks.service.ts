@@ -8,9 +8,11 @@ import { type Transaction, UnitOfWork } from '../database/unit-of-work';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
-import { decodeHeaders, HeaderList, headerLimitProblems, mergeHeaders } from './custom-headers';
-import { changedFields, setFields, withHeaders } from './audit-fields';
+import { decodeHeaders, HeaderList, headerLimitProblems, MASKED_VALUE, mergeHeaders } from './custom-headers';
+import { changedFields, setFields } from './audit-fields';
+import { authorizationProblems } from './receiver-auth';
 import {
+  authColumnsOf,
   columnsOfPatch,
   columnsOfStored,
   headerColumnsOf,
@@ -21,11 +23,14 @@ import {
   webhookListJson,
 } from './webhook.mapper';
 import {
+  AuthDraft,
   CheckedUrl,
   customHeadersBinding,
   newSigningSecret,
+  receiverAuthBinding,
   signingSecretBinding,
-  UrlField,
+  StoredWebhook,
+  UrlMember,
   WebhookDraft,
   WebhookPatch,
 } from './webhook.model';
@@ -35,11 +40,16 @@ import { LockedWebhook, WebhooksRepository } from './webhooks.repository';
 type HeadersChange = { readonly replace: HeaderList } | { readonly merge: Readonly<Record<string, string | null>> | null };
 
 /**
- * A write's custom headers (docs/api.md 10.15), made under the source lock from the stored ones
- * (sealed; null: none): the columns to write, and whether the headers changed (for the audit
- * entry, which cannot compare ciphertexts). It may refuse the result (a DomainError).
+ * What a write changes of the members stored sealed (docs/api.md 10.15, 10.16), each undefined
+ * when it keeps them: the custom headers, and the auth (replaced whole; null removes it).
  */
-type HeadersWrite = (stored: SealedSecret | null) => { columns: WebhookColumns; changed: boolean };
+interface SealedChanges {
+  readonly headers?: HeadersChange;
+  readonly auth?: AuthDraft | null;
+}
+
+/** The sealed members a write changed, as the audit entry names them (it cannot compare ciphertexts: the write says). */
+type SealedField = 'headers' | 'auth';
 
 /**
  * The webhook operations of docs/api.md 5.3 for one organization. Input arrives validated by
@@ -77,20 +87,21 @@ export class WebhooksService {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (taken) throw Errors.nameConflict();
     if (count >= this.max) throw Errors.limitReached(this.max);
+    const changes = sealedChangesOf(draft);
+    refuseAuthorizationBeside(undefined, changes);
     await this.requireResolvable(urlsOf(draft));
 
     const secret = newSigningSecret();
     const stored = storedOf(draft);
     const columns = columnsOfStored(stored);
     const sealed = this.secrets.seal(secret, signingSecretBinding(organizationId, name));
-    const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
     const outcome = await this.work.run(
       async (tx) => {
         const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
         const now = await this.webhooks.countWithName(organizationId, name, tx);
         if (now.taken) return 'name conflict';
         if (now.count >= this.max) return 'limit reached';
-        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, headers);
+        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, changes);
         return 'created';
       },
       { actor },
@@ -102,30 +113,31 @@ export class WebhooksService {
 
   /**
    * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared; a
-   * rate limit, event types or headers only when given) and answers its secret and what is
+   * rate limit, event types, headers, an order or an auth only when given) and answers its secret and what is
    * stored now, or creates it with a new secret. Callers racing on one new name are serialized
    * by the source lock, so they all get the secret of the one that created it.
    */
   async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
     if (!taken && count >= this.max) throw Errors.limitReached(this.max);
+    const changes = sealedChangesOf(draft);
+    refuseAuthorizationBeside(undefined, changes);
     await this.requireResolvable(urlsOf(draft));
 
     const columns = columnsOfStored(storedOf(draft));
     const binding = signingSecretBinding(organizationId, name);
     const sealed = this.secrets.seal(newSigningSecret(), binding);
-    const headers = draft.headers && this.headersWrite(organizationId, name, { replace: draft.headers });
     const replaced = await this.work.run(
       async (tx) => {
         const sourceId = await this.webhooks.lockSource(tx, organizationId, { create: true });
         const existing = await this.webhooks.findLocked(tx, sourceId, name);
         if (existing) {
-          await this.updateExisting(tx, organizationId, name, existing, columns, headers);
+          await this.updateExisting(tx, organizationId, name, existing, columns, changes);
           return { secret: existing.secret, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
         }
         const now = await this.webhooks.countWithName(organizationId, name, tx);
         if (now.count >= this.max) return 'limit reached';
-        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, headers);
+        await this.insertNew(tx, organizationId, sourceId, name, columns, sealed, changes);
         return { secret: sealed, webhook: (await this.webhooks.findByName(organizationId, name, tx))! };
       },
       { actor },
@@ -135,22 +147,28 @@ export class WebhooksService {
   }
 
   /**
-   * Sets only the members given (the headers merged into the stored ones under the lock). Under
+   * Sets only the members given (the headers merged into the stored ones under the lock, the auth
+   * replaced whole). Under
    * the source lock like every write: the webhook that answers is the one that was updated, never
    * one a concurrent delete-and-create put in its place. The audit entry names only the members
    * whose value changed (docs/api.md 10.9).
    */
   async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
-    if (!(await this.webhooks.findByName(organizationId, name))) throw Errors.notFound();
+    const existing = await this.webhooks.findByName(organizationId, name);
+    if (!existing) throw Errors.notFound();
+    const sealedChanges: SealedChanges = {
+      ...(patch.headers !== undefined && { headers: { merge: patch.headers } }),
+      ...(patch.auth !== undefined && { auth: patch.auth }),
+    };
+    refuseAuthorizationBeside(existing, sealedChanges);
     await this.requireResolvable(urlsOf(patch));
 
     const changes = columnsOfPatch(patch);
-    const headers = patch.headers === undefined ? undefined : this.headersWrite(organizationId, name, { merge: patch.headers });
     const updated = await this.work.run(
       async (tx) => {
         const webhook = await this.lockedWebhook(tx, organizationId, name);
         if (webhook === undefined) return undefined;
-        await this.updateExisting(tx, organizationId, name, webhook, changes, headers);
+        await this.updateExisting(tx, organizationId, name, webhook, changes, sealedChanges);
         return this.webhooks.findByName(organizationId, name, tx);
       },
       { actor },
@@ -232,15 +250,15 @@ export class WebhooksService {
     name: string,
     columns: WebhookColumns,
     sealed: SealedSecret,
-    headers: HeadersWrite | undefined,
+    changes: SealedChanges,
   ): Promise<void> {
-    const written = headers?.(null);
-    await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written?.columns }, sealed);
+    const written = this.sealedWrite(organizationId, name, undefined, changes);
+    await this.webhooks.insert(tx, sourceId, name, { ...columns, ...written.columns }, sealed);
     await this.audit.record(tx, {
       organizationId,
       action: 'webhook.created',
       webhook: name,
-      fields: withHeaders(setFields(columns), written?.changed),
+      fields: [...setFields(columns), ...written.changed],
     });
   }
 
@@ -254,16 +272,37 @@ export class WebhooksService {
     name: string,
     existing: LockedWebhook,
     changes: WebhookColumns,
-    headers: HeadersWrite | undefined,
+    sealedChanges: SealedChanges,
   ): Promise<void> {
-    const written = headers?.(existing.headers);
-    await this.webhooks.update(tx, existing.id, { ...changes, ...written?.columns });
+    const written = this.sealedWrite(organizationId, name, existing, sealedChanges);
+    await this.webhooks.update(tx, existing.id, { ...changes, ...written.columns });
     await this.audit.record(tx, {
       organizationId,
       action: 'webhook.updated',
       webhook: name,
-      fields: withHeaders(changedFields(existing.columns, changes), written?.changed),
+      fields: [...changedFields(existing.columns, changes), ...written.changed],
     });
+  }
+
+  /**
+   * The sealed members a write leaves, made under the source lock from the stored ones (none for
+   * a new webhook): their columns, and those that changed. It refuses (a DomainError) headers that
+   * break the limits of a webhook's whole set, and an `authorization` header beside oauth2, in the
+   * webhook as the write leaves it (a patch can add to what is stored).
+   */
+  private sealedWrite(
+    organizationId: number,
+    name: string,
+    existing: LockedWebhook | undefined,
+    changes: SealedChanges,
+  ): { columns: WebhookColumns; changed: SealedField[] } {
+    refuseAuthorizationBeside(existing?.stored, changes);
+    const headers = changes.headers && this.headersWrite(organizationId, name, changes.headers, existing?.headers ?? null);
+    const auth = changes.auth !== undefined ? this.authWrite(organizationId, name, changes.auth, existing?.auth ?? null) : undefined;
+    return {
+      columns: { ...headers?.columns, ...auth?.columns },
+      changed: [...(headers?.changed ? ['headers' as const] : []), ...(auth?.changed ? ['auth' as const] : [])],
+    };
   }
 
   /**
@@ -271,24 +310,33 @@ export class WebhooksService {
    * 400 when they break the limits of a webhook's whole set (a patch can add to what is stored).
    * A replace that cannot open the stored ones (a key gone) counts as a change; a merge needs them.
    */
-  private headersWrite(organizationId: number, name: string, change: HeadersChange): HeadersWrite {
+  private headersWrite(organizationId: number, name: string, change: HeadersChange, stored: SealedSecret | null) {
     const binding = customHeadersBinding(organizationId, name);
-    const open = (stored: SealedSecret): HeaderList => decodeHeaders(this.secrets.open(stored, binding));
-    return (stored) => {
-      let current: HeaderList | undefined = [];
-      if (stored !== null && 'replace' in change) current = tryOpen(() => open(stored));
-      else if (stored !== null) current = open(stored);
-      const next = 'replace' in change ? change.replace : change.merge === null ? [] : mergeHeaders(current!, change.merge);
-      const problems = headerLimitProblems(next);
-      if (problems.length > 0) throw Errors.badRequest(problems.map((problem) => `headers: ${problem}`));
-      return {
-        columns: headerColumnsOf(next, next.length === 0 ? null : this.secrets.seal(JSON.stringify(next), binding)),
-        changed: current === undefined || JSON.stringify(current) !== JSON.stringify(next),
-      };
+    const open = (sealed: SealedSecret): HeaderList => decodeHeaders(this.secrets.open(sealed, binding));
+    let current: HeaderList | undefined = [];
+    if (stored !== null && 'replace' in change) current = tryOpen(() => open(stored));
+    else if (stored !== null) current = open(stored);
+    const next = 'replace' in change ? change.replace : change.merge === null ? [] : mergeHeaders(current!, change.merge);
+    const problems = headerLimitProblems(next);
+    if (problems.length > 0) throw Errors.badRequest(problems.map((problem) => `headers: ${problem}`));
+    return {
+      columns: headerColumnsOf(next, next.length === 0 ? null : this.secrets.seal(JSON.stringify(next), binding)),
+      changed: current === undefined || JSON.stringify(current) !== JSON.stringify(next),
     };
   }
 
-  private async requireResolvable(urls: [UrlField, CheckedUrl][]): Promise<void> {
+  /**
+   * docs/api.md 10.16: the auth a write leaves (null: none), its settings sealed to the webhook;
+   * changed unless the stored settings open to the same (settings that no longer open count as changed).
+   */
+  private authWrite(organizationId: number, name: string, auth: AuthDraft | null, stored: SealedSecret | null) {
+    const binding = receiverAuthBinding(organizationId, name);
+    const next = auth === null ? null : JSON.stringify(auth.settings);
+    const current = stored === null ? null : tryOpen(() => this.secrets.open(stored, binding));
+    return { columns: authColumnsOf(auth, next === null ? null : this.secrets.seal(next, binding)), changed: current !== next };
+  }
+
+  private async requireResolvable(urls: [UrlMember, CheckedUrl][]): Promise<void> {
     const named: NamedUrl[] = urls.flatMap(([field, { href, hostname }]) =>
       hostname === undefined ? [] : [{ field, hostname, port: portOf(href) }],
     );
@@ -297,6 +345,33 @@ export class WebhooksService {
     if (verdict.kind === 'invalid') throw Errors.invalidUrl(verdict.messages);
     if (verdict.kind === 'unavailable') throw Errors.dnsUnavailable();
   }
+}
+
+/** What a create or a legacy create-or-update changes of the sealed members: those it gives. */
+const sealedChangesOf = (draft: WebhookDraft): SealedChanges => ({
+  ...(draft.headers !== undefined && { headers: { replace: draft.headers } }),
+  ...(draft.auth !== undefined && { auth: draft.auth }),
+});
+
+/**
+ * docs/api.md 10.15, 10.16: 400 when the webhook as `changes` leave it (from `stored`, as reads
+ * show it; undefined: what the request alone says) would send a custom `authorization` header
+ * beside oauth2. Checked before any DNS work, and again under the source lock.
+ */
+function refuseAuthorizationBeside(stored: StoredWebhook | undefined, { headers, auth }: SealedChanges): void {
+  const storedNames = stored?.headerNames ?? [];
+  let names = storedNames;
+  if (headers !== undefined && 'replace' in headers) names = headers.replace.map(([name]) => name);
+  else if (headers !== undefined)
+    names =
+      headers.merge === null
+        ? []
+        : mergeHeaders(
+            storedNames.map((n) => [n, MASKED_VALUE]),
+            headers.merge,
+          ).map(([n]) => n);
+  const problems = authorizationProblems(names, auth === undefined ? stored?.auth?.type : auth?.settings.type);
+  if (problems.length > 0) throw Errors.badRequest(problems);
 }
 
 function tryOpen<T>(open: () => T): T | undefined {

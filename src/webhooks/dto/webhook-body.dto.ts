@@ -12,6 +12,7 @@ import {
   UrlField,
   WebhookNameField,
 } from './webhook-field.decorators';
+import { AuthField, MtlsAuthDto, OAuth2AuthDto } from './webhook-auth.dto';
 
 export class TransactionEventsDto {
   @UrlField() created?: string;
@@ -27,7 +28,7 @@ export class UserEventsDto {
   @UrlField() updated?: string;
 }
 
-/** A webhook as create and the legacy create-or-update take it: its URLs, rate limit, event types, headers and order, no nulls. */
+/** A webhook as create and the legacy create-or-update take it: its URLs, rate limit, event types, headers, order and auth, no nulls. */
 export class WebhookUrlsDto {
   @UrlField({ required: true }) url: string;
   @GroupField(() => TransactionEventsDto) transaction?: TransactionEventsDto;
@@ -37,6 +38,7 @@ export class WebhookUrlsDto {
   @EventsField() events?: EventSubscription[];
   @HeadersField() headers?: Record<string, string>;
   @OrderedField() ordered?: boolean;
+  @AuthField() auth?: OAuth2AuthDto | MtlsAuthDto;
 }
 
 /** `POST /webhook/{name}`: a body name is still accepted (legacy clients), and loses to the path. */

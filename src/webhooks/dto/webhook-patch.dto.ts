@@ -1,4 +1,5 @@
 import type { EventSubscription } from '../../event-types/event-types';
+import { AuthField, MtlsAuthDto, OAuth2AuthDto } from './webhook-auth.dto';
 import { EventsField, GroupField, HeadersField, OrderedField, RateLimitField, UrlField } from './webhook-field.decorators';
 
 export class TransactionEventsPatchDto {
@@ -17,8 +18,9 @@ export class UserEventsPatchDto {
 
 /**
  * `PATCH /webhook/{name}`, a JSON Merge Patch: members present change, null clears an event
- * URL, a whole group, the rate limit, the event types or the headers (and a header member null
- * removes that header); `url` cannot be null and `name` is not a member.
+ * URL, a whole group, the rate limit, the event types, the headers (and a header member null
+ * removes that header) or the auth (replaced as a whole when given); `url` cannot be null and
+ * `name` is not a member.
  */
 export class WebhookPatchDto {
   @UrlField() url?: string;
@@ -29,4 +31,5 @@ export class WebhookPatchDto {
   @EventsField({ nullable: true }) events?: EventSubscription[] | null;
   @HeadersField({ nullable: true }) headers?: Record<string, string | null> | null;
   @OrderedField({ nullable: true }) ordered?: boolean | null;
+  @AuthField({ nullable: true }) auth?: OAuth2AuthDto | MtlsAuthDto | null;
 }

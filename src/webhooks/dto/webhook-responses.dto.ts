@@ -1,13 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { EventSubscription } from '../../event-types/event-types';
 import { MASKED_VALUE } from '../custom-headers';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT, WEBHOOK_NAME_PATTERN } from '../webhook.model';
 import { EVENT_SUBSCRIPTION_DOC } from './webhook-field.decorators';
+import { MtlsAuthViewDto, OAuth2AuthViewDto } from './webhook-auth.dto';
 import { CardEventsDto, TransactionEventsDto, UserEventsDto } from './webhook-body.dto';
 
 /**
  * A webhook as read back: `url`, only the groups and events that are set, `events` and `headers`
- * (masked) when set, `rateLimit` when set, `disabled` when it is.
+ * (masked) when set, `rateLimit` when set, `ordered` and `disabled` when they are, `auth` (its
+ * secret or key never) when set.
  */
 export class WebhookDto {
   @ApiProperty({ format: 'uri' }) url: string;
@@ -34,6 +36,11 @@ export class WebhookDto {
   rateLimit?: number;
   @ApiPropertyOptional({ enum: [true], description: 'Present when its deliveries go one at a time, in order' })
   ordered?: true;
+  @ApiPropertyOptional({
+    oneOf: [{ $ref: getSchemaPath(OAuth2AuthViewDto) }, { $ref: getSchemaPath(MtlsAuthViewDto) }],
+    description: 'How the service authenticates to the receiver, when it does: never its client secret or private key',
+  })
+  auth?: OAuth2AuthViewDto | MtlsAuthViewDto;
   @ApiPropertyOptional({
     enum: [true],
     description: 'Present when the service disabled the webhook for failing for days; POST …/enable turns it on',
