@@ -16,6 +16,7 @@ export type AttemptError =
   | 'blocked address'
   | 'connection failed'
   | 'tls error'
+  | 'auth failed'
   | 'internal error'
   | `http ${number}`;
 

@@ -51,6 +51,8 @@ export const WebhookSql = {
     'w.previous_secret_expires_at AS w_previous_secret_expires_at',
     'w.headers AS w_headers',
     'w.headers_key_id AS w_headers_key_id',
+    'w.auth_secret AS w_auth_secret',
+    'w.auth_secret_key_id AS w_auth_secret_key_id',
     'w.disabled_at AS w_disabled_at',
   ].join(', '),
 } as const;
@@ -65,6 +67,8 @@ export interface WebhookTarget {
   readonly previous?: { readonly secret: SealedSecret; readonly expiresAt: Date };
   /** Its custom headers (docs/api.md 10.15), sealed: a JSON list of [name, value] pairs bound by customHeadersBinding. */
   readonly headers?: SealedSecret;
+  /** How it authenticates to its receiver (docs/api.md 10.16), sealed: the JSON settings bound by receiverAuthBinding. */
+  readonly auth?: SealedSecret;
   readonly disabled: boolean;
 }
 
@@ -84,6 +88,7 @@ export function targetOfRow(row: Row, eventType: string): WebhookTarget | undefi
     secret: { ciphertext: Column.text(row.w_secret), keyId: Column.text(row.w_secret_key_id) },
     previous: previous === undefined || previousExpiresAt === null ? undefined : { secret: previous, expiresAt: previousExpiresAt },
     headers: sealedOrNone(row.w_headers, row.w_headers_key_id),
+    auth: sealedOrNone(row.w_auth_secret, row.w_auth_secret_key_id),
     disabled: Column.present(row.w_disabled_at),
   };
 }

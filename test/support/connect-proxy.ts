@@ -5,6 +5,8 @@ export interface ConnectProxy {
   readonly url: string;
   /** Every CONNECT target asked for, in order (`address:port`). */
   readonly requested: string[];
+  /** Maps one more `address:port` target to a local port. */
+  route(target: string, port: number): void;
   close(): Promise<void>;
 }
 
@@ -15,6 +17,7 @@ export interface ConnectProxy {
  */
 export async function startConnectProxy(routes: Record<string, number>): Promise<ConnectProxy> {
   const requested: string[] = [];
+  const table = new Map(Object.entries(routes));
   const sockets = new Set<Socket>();
   const server: Server = createServer((_req, res) => res.writeHead(405).end());
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
@@ -22,7 +25,7 @@ export async function startConnectProxy(routes: Record<string, number>): Promise
     requested.push(target);
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    const port = routes[target];
+    const port = table.get(target);
     if (port === undefined) {
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
@@ -42,6 +45,7 @@ export async function startConnectProxy(routes: Record<string, number>): Promise
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requested,
+    route: (target, port) => table.set(target, port),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

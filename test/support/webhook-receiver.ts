@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { CatalogueValidator } from './catalogue-validator';
 
@@ -16,6 +17,8 @@ export interface ReceivedRequest {
   readonly headers: Record<string, string>;
   readonly body: string;
   readonly at: number;
+  /** The common name of the client certificate the connection presented (a receiver that asks for one). */
+  readonly clientCertificate?: string;
 }
 
 /** How the receiver answers a path: a status (and headers), or by hanging or resetting the connection. */
@@ -43,9 +46,10 @@ let catalogue: CatalogueValidator | undefined;
  * An HTTPS receiver on loopback with a certificate of its own, recording every request, and
  * checking each against the event catalogue (docs/api.md 10.11: every body the service sends
  * validates against its entry's schema), so that every suite that delivers holds the service
- * to it; what did not validate fails the suite when the receiver closes.
+ * to it; what did not validate fails the suite when the receiver closes. With `clientCa` it
+ * accepts only connections that present a client certificate that CA signed (docs/api.md 10.16).
  */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+export async function startWebhookReceiver({ clientCa }: { clientCa?: string } = {}): Promise<WebhookReceiver> {
   catalogue ??= new CatalogueValidator();
   const validator = catalogue;
   const eventTypes = new Set<string>();
@@ -58,6 +62,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const server: Server = createServer({
     key: readFileSync(join(TLS_DIR, 'receiver.key')),
     cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
+    ...(clientCa !== undefined && { requestCert: true, rejectUnauthorized: true, ca: clientCa }),
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -65,7 +70,15 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const path = req.url ?? '/';
       const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-      const request = { method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const client = clientCa === undefined ? undefined : (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
+      const request = {
+        method: req.method ?? '',
+        path,
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        ...(client !== undefined && { clientCertificate: String(client) }),
+      };
       received.push(request);
       const { type, problems } = validator.check(request);
       if (type !== undefined) eventTypes.add(type);

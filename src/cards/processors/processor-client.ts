@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent } from 'undici';
+import { readUpTo } from '../../common/read-up-to';
 import { AppConfig } from '../../config/app-config';
 
 /** A processor's answer body is read at most this far; a payload is a few kilobytes. */
@@ -70,21 +71,6 @@ export class ProcessorClient implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.agent.destroy();
   }
-}
-
-/** The body's bytes, or undefined past `limit` (the connection is then dropped). */
-async function readUpTo(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let read = 0;
-  for await (const chunk of body) {
-    read += chunk.length;
-    if (read > limit) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 function jsonOf(bytes: Buffer | undefined): unknown {

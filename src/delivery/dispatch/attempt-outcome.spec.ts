@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type AttemptOutcome, classify } from './attempt-outcome';
+import type { TokenFailure } from './oauth/oauth-tokens';
 
 const IN_TIME_MS = 500;
 const answered = (status: number, durationMs = 100, retryAfterSeconds?: number): AttemptOutcome => ({
@@ -8,7 +9,8 @@ const answered = (status: number, durationMs = 100, retryAfterSeconds?: number):
   durationMs,
   ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
 });
-const failed = (kind: Exclude<AttemptOutcome['kind'], 'answered'>): AttemptOutcome => ({ kind, durationMs: 100 }) as AttemptOutcome;
+const failed = (kind: Exclude<AttemptOutcome['kind'], 'answered' | 'auth failed'>): AttemptOutcome =>
+  ({ kind, durationMs: 100 }) as AttemptOutcome;
 
 describe('classify (docs/api.md 10.5, 10.7, 10.10)', () => {
   it('reads a 2xx within the time as a success that lets the limit grow, a slower one as a success that leaves it', () => {
@@ -86,6 +88,63 @@ describe('classify (docs/api.md 10.5, 10.7, 10.10)', () => {
     expect(classify(failed('not made'), IN_TIME_MS)).toMatchObject({
       error: 'internal error',
       endpoint: 'ours',
+      limit: 'neutral',
+      unanswered: false,
+    });
+  });
+});
+
+describe('classify: a failed token request (docs/api.md 10.16)', () => {
+  const authFailed = (failure: TokenFailure): AttemptOutcome => ({ kind: 'auth failed', failure, durationMs: 100 });
+
+  it.each(['timeout', 'connection failed'] as const)(
+    'reads a token request that got no answer (%s) as the attempt would: the breaker counts it, congestion, its slot waits',
+    (reason) => {
+      expect(classify(authFailed({ reason }), IN_TIME_MS)).toEqual({
+        ok: false,
+        status: null,
+        error: 'auth failed',
+        endpoint: 'unreachable',
+        limit: 'congestion',
+        unanswered: true,
+        durationMs: 100,
+      });
+    },
+  );
+
+  it.each(['dns unavailable', 'does not resolve'] as const)('reads a token URL whose name fails (%s) as a resolver failure', (reason) => {
+    expect(classify(authFailed({ reason }), IN_TIME_MS)).toMatchObject({
+      error: 'auth failed',
+      endpoint: 'unreachable',
+      limit: 'congestion',
+      unanswered: false,
+    });
+  });
+
+  it.each([429, 500, 503])('reads a token endpoint answering %i as congestion, with its status', (status) => {
+    expect(classify(authFailed({ reason: 'answered', status }), IN_TIME_MS)).toMatchObject({
+      ok: false,
+      status,
+      error: 'auth failed',
+      endpoint: 'reachable',
+      limit: 'congestion',
+      unanswered: false,
+    });
+  });
+
+  it.each([
+    ['a 2xx without a token', { reason: 'answered', status: 200 }, 200],
+    ['a redirect', { reason: 'answered', status: 302 }, 302],
+    ['a 400', { reason: 'answered', status: 400 }, 400],
+    ['a 401', { reason: 'answered', status: 401 }, 401],
+    ['a blocked address', { reason: 'blocked address' }, null],
+    ['a TLS error', { reason: 'tls error' }, null],
+  ] as const)('leaves the breaker and the limit as they were for %s: the receiver was not tried', (_, failure, status) => {
+    expect(classify(authFailed(failure), IN_TIME_MS)).toMatchObject({
+      ok: false,
+      status,
+      error: 'auth failed',
+      endpoint: 'untried',
       limit: 'neutral',
       unanswered: false,
     });

@@ -1,4 +1,5 @@
 import type { AttemptError } from '../delivery.model';
+import type { TokenFailure } from './oauth/oauth-tokens';
 import type { LimitSignal } from './scheduling/adaptive-limit';
 import type { EndpointSignal } from './scheduling/endpoint-health';
 
@@ -19,13 +20,15 @@ export type AttemptOutcome =
   | { readonly kind: 'dns unavailable' | 'does not resolve'; readonly durationMs: number }
   /** An address docs/api.md 10.4 refuses: nothing was tried. */
   | { readonly kind: 'blocked address'; readonly durationMs: number }
+  /** An oauth2 webhook's token request failed (docs/api.md 10.16): nothing was sent to the receiver. */
+  | { readonly kind: 'auth failed'; readonly failure: TokenFailure; readonly durationMs: number }
   /** Ours: the secret or the body no longer opens (docs/api.md 10.10). */
   | { readonly kind: 'not made'; readonly durationMs: number };
 
 /** An attempt as everything after it reads it. */
 export interface ClassifiedOutcome {
   readonly ok: boolean;
-  /** The receiver's HTTP status, when it answered. */
+  /** The receiver's HTTP status, when it answered (auth failed: the token endpoint's). */
   readonly status: number | null;
   /** The delivery log's name for the failure (docs/api.md 10.7); null for a success. */
   readonly error: AttemptError | null;
@@ -46,7 +49,8 @@ export interface ClassifiedOutcome {
  * as congestion. The breaker counts what never reached an answer (timeouts, failed connections,
  * resolver failures: a name server that stopped answering is as unreachable as the receiver);
  * any answer, a TLS handshake's included, shows the receiver reachable; a blocked address was
- * never tried; an attempt we could not make says nothing of the endpoint.
+ * never tried; an attempt we could not make says nothing of the endpoint; a failed token request
+ * counts as the attempt would that failed the same way, or not at all (authFailed).
  */
 export function classify(outcome: AttemptOutcome, inTimeMs: number): ClassifiedOutcome {
   const { durationMs } = outcome;
@@ -86,9 +90,34 @@ export function classify(outcome: AttemptOutcome, inTimeMs: number): ClassifiedO
       return failed('tls error', 'reachable', 'neutral', false, durationMs);
     case 'blocked address':
       return failed('blocked address', 'untried', 'neutral', false, durationMs);
+    case 'auth failed':
+      return authFailed(outcome.failure, durationMs, inTimeMs);
     case 'not made':
       return failed('internal error', 'ours', 'neutral', false, durationMs);
   }
+}
+
+/** What the breaker and the limit count of a token request's failures: those that count for an attempt's. */
+const COUNTED: ReadonlySet<string> = new Set(['timeout', 'connection failed', 'dns unavailable', 'does not resolve']);
+
+/**
+ * docs/api.md 10.16: a failed token request counts for the breaker and the limit as an attempt
+ * that failed the same way would (no answer, a resolver failure, a 429 or a 5xx: read as that
+ * attempt is); any other failure (an address refused, a TLS error, a redirect, another status, a
+ * 2xx without a token) leaves them as they were: the receiver was not tried. The status is the
+ * token endpoint's.
+ */
+function authFailed(failure: TokenFailure, durationMs: number, inTimeMs: number): ClassifiedOutcome {
+  const answered = failure.reason === 'answered';
+  const counts = answered ? failure.status === 429 || failure.status >= 500 : COUNTED.has(failure.reason);
+  const same = classify(
+    answered ? { kind: 'answered', status: failure.status, durationMs } : { kind: failure.reason, durationMs },
+    inTimeMs,
+  );
+  return {
+    ...failed('auth failed', counts ? same.endpoint : 'untried', counts ? same.limit : 'neutral', counts && same.unanswered, durationMs),
+    status: answered ? failure.status : null,
+  };
 }
 
 function failed(

@@ -5,12 +5,13 @@ import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
 import { decodeHeaders, sendableHeaders } from '../../webhooks/custom-headers';
-import { customHeadersBinding, signingSecretBinding } from '../../webhooks/webhook.model';
+import { decodeReceiverAuth } from '../../webhooks/receiver-auth';
+import { customHeadersBinding, receiverAuthBinding, signingSecretBinding } from '../../webhooks/webhook.model';
 import { eventPayloadBinding } from '../delivery.model';
 import type { AttemptOutcome } from './attempt-outcome';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
-import { WebhookSender } from './webhook-sender';
+import { ReceiverCredentials, WebhookSender } from './webhook-sender';
 
 const USER_AGENT = `platform-api/${version}`;
 const NOT_MADE: AttemptOutcome = { kind: 'not made', durationMs: 0 };
@@ -18,7 +19,7 @@ const NOT_MADE: AttemptOutcome = { kind: 'not made', durationMs: 0 };
 /**
  * One attempt (docs/api.md 10.3): the webhook's live secrets opened, the event's body (opened
  * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender.
- * An attempt that cannot be made because the secret or the body no longer opens (a key gone, a
+ * An attempt that cannot be made because a secret or the body no longer opens (a key gone, a
  * row tampered with) is a failed attempt `internal error` that follows the schedule like any
  * other (docs/api.md 10.10): its outcome is `not made`.
  */
@@ -45,6 +46,7 @@ export class AttemptRunner {
     if (body === undefined) return NOT_MADE;
     let signature: string;
     let custom: Record<string, string> = {};
+    let credentials: ReceiverCredentials | undefined;
     try {
       // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
       const secrets = [this.secrets.open(target.secret, signingSecretBinding(delivery.organizationId, target.name))];
@@ -56,6 +58,11 @@ export class AttemptRunner {
       if (target.headers !== undefined) {
         const stored = decodeHeaders(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name)));
         custom = Object.fromEntries(sendableHeaders(stored));
+      }
+      // How it authenticates to its receiver (docs/api.md 10.16): a client secret or key, never logged.
+      if (target.auth !== undefined) {
+        const auth = decodeReceiverAuth(this.secrets.open(target.auth, receiverAuthBinding(delivery.organizationId, target.name)));
+        credentials = { webhookId: delivery.webhookId, auth };
       }
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
@@ -72,6 +79,7 @@ export class AttemptRunner {
         'webhook-signature': signature,
       },
       body,
+      credentials,
     );
   }
 }

@@ -17,11 +17,13 @@ import { DispatchDatabase, DispatchWork } from './dispatch-database';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 import { EndpointHealthService } from './endpoint-health.service';
 import { WebhookDisablingService } from './webhook-disabling.service';
+import { OAuthTokens } from './oauth/oauth-tokens';
+import { PinnedHttp } from './pinned-http';
 import { WebhookSender } from './webhook-sender';
 
 /**
  * The dispatcher that works the queue (docs/api.md 10.5, 10.6, 10.10) on a pool of its own: scan
- * and claims (DeliveryQueue), fair slots, attempts (AttemptRunner, WebhookSender), records, and
+ * and claims (DeliveryQueue), fair slots, attempts (AttemptRunner, WebhookSender, OAuthTokens, PinnedHttp), records, and
  * endpoint health. Exports the queue (the console's replays, recoveries, the metrics' reading)
  * and the health rows (enabling a webhook resets them).
  */
@@ -39,6 +41,8 @@ import { WebhookSender } from './webhook-sender';
     DeliveryDispatcher,
     AttemptRunner,
     WebhookSender,
+    PinnedHttp,
+    OAuthTokens,
     { provide: DispatchWork, inject: [DispatchDatabase], useFactory: (db: DispatchDatabase) => new UnitOfWork(db) },
     EndpointHealthRepository,
     EndpointHealthService,

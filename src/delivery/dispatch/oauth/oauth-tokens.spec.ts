@@ -1,0 +1,62 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
+import type { PinnedAnswer, PinnedHttp, PinnedRequest } from '../pinned-http';
+import { OAuthTokens } from './oauth-tokens';
+
+const SETTINGS: OAuth2Settings = { type: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'id', clientSecret: 's3cret' };
+const answered = (status: number, body?: unknown): PinnedAnswer => ({
+  kind: 'answered',
+  status,
+  headers: {},
+  body: body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body)),
+});
+
+/** OAuthTokens over a PinnedHttp that answers `answer` to every request, recorded. */
+function setUp(answer: (request: PinnedRequest) => Promise<PinnedAnswer>) {
+  const post = vi.fn(answer);
+  return { tokens: new OAuthTokens({ post } as unknown as PinnedHttp), post };
+}
+
+describe('OAuthTokens (docs/api.md 10.16)', () => {
+  it('asks the token URL through PinnedHttp under the deadline of the attempt, its answer read at most 64 KiB far', async () => {
+    const { tokens, post } = setUp(async () => answered(200, { access_token: 't1', token_type: 'bearer' }));
+    const signal = new AbortController().signal;
+    expect(await tokens.tokenFor(1, 'a', SETTINGS, signal)).toEqual({ ok: true, token: { value: 't1' } });
+    expect(post).toHaveBeenCalledWith(
+      expect.objectContaining({ url: SETTINGS.tokenUrl, signal, readAtMost: 65_536, body: 'grant_type=client_credentials' }),
+    );
+  });
+
+  it.each([
+    ['an answer that is not 2xx', answered(500), { reason: 'answered', status: 500 }],
+    ['a redirect', answered(302, { access_token: 't1' }), { reason: 'answered', status: 302 }],
+    ['a 2xx without a token', answered(200, { error: 'none' }), { reason: 'answered', status: 200 }],
+    ['an address refused', { kind: 'blocked address' } as const, { reason: 'blocked address' }],
+    ['no answer in time', { kind: 'timeout' } as const, { reason: 'timeout' }],
+  ])('fails for %s, with the reason', async (_, answer, failure) => {
+    const { tokens } = setUp(async () => answer);
+    expect(await tokens.tokenFor(1, 'a', SETTINGS, new AbortController().signal)).toEqual({ ok: false, failure });
+  });
+
+  it("fails an attempt that waits for another's request once its own deadline passes", async () => {
+    let answer: (answer: PinnedAnswer) => void = () => undefined;
+    const { tokens, post } = setUp(() => new Promise((resolve) => (answer = resolve)));
+    const first = tokens.tokenFor(1, 'a', SETTINGS, new AbortController().signal);
+    const deadline = new AbortController();
+    const second = tokens.tokenFor(1, 'a', SETTINGS, deadline.signal);
+    deadline.abort();
+    expect(await second).toEqual({ ok: false, failure: { reason: 'timeout' } });
+    answer(answered(200, { access_token: 't1' }));
+    expect(await first).toEqual({ ok: true, token: { value: 't1' } });
+    expect(post).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks again after the receiver refused the token', async () => {
+    let n = 0;
+    const { tokens } = setUp(async () => answered(200, { access_token: `t${++n}` }));
+    const signal = new AbortController().signal;
+    await tokens.tokenFor(1, 'a', SETTINGS, signal);
+    tokens.refused(1, 'a', 't1');
+    expect(await tokens.tokenFor(1, 'a', SETTINGS, signal)).toEqual({ ok: true, token: { value: 't2' } });
+  });
+});

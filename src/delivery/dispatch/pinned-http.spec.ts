@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { createServer, Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT, CLIENT_CA, RSA_CLIENT } from '../../../test/support/client-certificates';
+import type { AppConfig } from '../../config/app-config';
+import { AddressPolicy } from '../../url-safety/public-address';
+import type { UrlResolution } from '../../url-safety/url-resolution';
+import { PinnedHttp, PinnedRequest } from './pinned-http';
+
+/*
+ * The client certificate of docs/api.md 10.16 on a direct connection (the e2e suites go through
+ * the CONNECT proxy): a receiver on loopback that asks for one, trusted by TRUSTED_CIDRS.
+ */
+
+const TLS_DIR = join(__dirname, '../../../test/support/tls');
+
+describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
+  let server: Server;
+  let http: PinnedHttp;
+  let url: string;
+  const connections: unknown[] = [];
+
+  beforeAll(async () => {
+    server = createServer(
+      {
+        key: readFileSync(join(TLS_DIR, 'receiver.key')),
+        cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
+        requestCert: true,
+        rejectUnauthorized: true,
+        ca: CLIENT_CA,
+      },
+      (req, res) => res.end((req.socket as TLSSocket).getPeerCertificate().subject.CN),
+    );
+    server.on('secureConnection', (socket: TLSSocket) => connections.push(socket.getPeerCertificate().subject?.CN));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+    const config = { delivery: { timeoutMs: 2000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
+    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+  });
+  afterAll(async () => {
+    await http.onApplicationShutdown();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const post = async (client?: PinnedRequest['client']) => {
+    const answer = await http.post({ url, headers: {}, body: '{}', signal: AbortSignal.timeout(2000), readAtMost: 1024, client });
+    return answer.kind === 'answered' ? [answer.status, answer.body?.toString()] : answer.kind;
+  };
+
+  it('presents the certificate in the handshake', async () => {
+    expect(await post({ identity: 'a', ...CLIENT })).toEqual([200, 'webhooks.acme.test']);
+  });
+
+  it('fails tls error without one, on a connection of its own though one that presented a certificate is open', async () => {
+    expect(await post()).toBe('tls error');
+  });
+
+  it('keeps the connections of each identity apart: another identity connects anew, even with the same certificate', async () => {
+    connections.length = 0;
+    expect(await post({ identity: 'a', ...CLIENT })).toEqual([200, 'webhooks.acme.test']);
+    expect(await post({ identity: 'b', ...RSA_CLIENT })).toEqual([200, 'rsa.acme.test']);
+    expect(await post({ identity: 'c', ...CLIENT })).toEqual([200, 'webhooks.acme.test']);
+    expect(connections).toEqual(['rsa.acme.test', 'webhooks.acme.test']);
+  });
+});

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, buildConnector, Dispatcher, Pool, ProxyAgent } from 'undici';
+import { readUpTo } from '../../common/read-up-to';
+import { AppConfig } from '../../config/app-config';
+import type { DeliveryConfig } from '../../config/delivery-config';
+import { AddressPolicy } from '../../url-safety/public-address';
+import { UrlResolution } from '../../url-safety/url-resolution';
+import { checkUrl, portOf } from '../../url-safety/url-rules';
+
+/** Connections kept (per vetted address, port, host name and client certificate); the oldest is closed past this. */
+const MAX_CONNECTION_POOLS = 256;
+
+const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/** How a request got no answer: refused before any connection (docs/api.md 10.4), or unanswered. */
+export type RequestFailure = 'blocked address' | 'dns unavailable' | 'does not resolve' | 'timeout' | 'connection failed' | 'tls error';
+
+/**
+ * A client certificate to present in TLS (docs/api.md 10.16), and the identity of the webhook
+ * and settings it belongs to: connections that presented it are kept under that identity only.
+ */
+export interface ClientCertificate {
+  readonly identity: string;
+  /** PEM: the certificate, then any intermediates. */
+  readonly certificate: string;
+  readonly privateKey: string;
+}
+
+/** A POST to a URL that obeys docs/api.md 5.1, under a deadline, its answer read at most `readAtMost` bytes far. */
+export interface PinnedRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** Written as it is: a held body is not copied per request. */
+  readonly body: Buffer | string;
+  /** The deadline of the attempt the request belongs to (DELIVERY_TIMEOUT_MS). */
+  readonly signal: AbortSignal;
+  readonly readAtMost: number;
+  readonly client?: ClientCertificate;
+}
+
+/** An answer, its body (undefined: longer than the request would read), or why there was none. */
+export type PinnedAnswer =
+  | { readonly kind: 'answered'; readonly status: number; readonly headers: IncomingHttpHeaders; readonly body: Buffer | undefined }
+  | { readonly kind: RequestFailure };
+
+/**
+ * The one way delivery reaches a URL (docs/api.md 10.4): the URL passes the static rules again,
+ * its host is resolved through the configured resolver and every address must be allowed
+ * (public, or TRUSTED_CIDRS), and the connection goes to a vetted address, which nothing
+ * resolves again: the request is made to `https://<address>:<port>` with the host name as TLS
+ * server name (verified against the certificate) and `Host` header. With DELIVERY_PROXY_URL the
+ * connection is an HTTP CONNECT tunnel to `<address>:<port>`. Redirects are not followed
+ * (undici's request never does): a 3xx is an answer like any other. A kept-alive connection (and
+ * a TLS session, which undici keeps per pool) is reused only for the same address, port, host
+ * name and client certificate: each has its own pool, so a connection that presented one
+ * webhook's certificate, or none, never carries another webhook's request, nor one made after
+ * that webhook's auth changed (the identity names both).
+ */
+@Injectable()
+export class PinnedHttp implements OnApplicationShutdown {
+  private readonly config: DeliveryConfig;
+  /** DELIVERY_CA_FILE's CAs beside the system's (undefined: the system's only). */
+  private readonly ca: string[] | undefined;
+  /** Those CAs parsed once: a context per connection would parse ~150 certificates each time (a client certificate's pool has its own). */
+  private readonly secureContext: SecureContext | undefined;
+  private readonly pools = new Map<string, Dispatcher>();
+
+  constructor(
+    private readonly resolution: UrlResolution,
+    private readonly addresses: AddressPolicy,
+    config: AppConfig,
+  ) {
+    this.config = config.delivery;
+    this.ca = this.config.caFile === undefined ? undefined : [...rootCertificates, readFileSync(this.config.caFile, 'utf8')];
+    this.secureContext = this.ca === undefined ? undefined : createSecureContext({ ca: this.ca });
+  }
+
+  async post({ url: target, headers, body, signal, readAtMost, client }: PinnedRequest): Promise<PinnedAnswer> {
+    const check = checkUrl(target, this.addresses.allows);
+    if (!check.ok) return { kind: 'blocked address' };
+    const url = new URL(check.href);
+    let address = url.hostname.replace(/^\[|\]$/g, '');
+    if (check.hostname !== undefined) {
+      const vetted = await this.resolution.vet(check.hostname, portOf(check.href));
+      if (vetted.kind !== 'ok') return { kind: vetted.kind };
+      address = vetted.addresses[0];
+    }
+    const port = Number(url.port || 443);
+    const origin = `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    try {
+      const answer = await this.poolFor(address, port, check.hostname, client).request({
+        origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: { ...headers, host: url.host },
+        body,
+        signal,
+      });
+      const read = await readUpTo(answer.body, readAtMost);
+      return { kind: 'answered', status: answer.statusCode, headers: answer.headers, body: read };
+    } catch (error) {
+      return { kind: failureOf(error) };
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
+    this.pools.clear();
+  }
+
+  private poolFor(address: string, port: number, hostname: string | undefined, client: ClientCertificate | undefined): Dispatcher {
+    const key = `${address}|${port}|${hostname ?? ''}|${client?.identity ?? ''}`;
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      // A given context wins over cert and key: a client certificate's pool has a context of its own.
+      const secureContext =
+        client === undefined ? this.secureContext : createSecureContext({ ca: this.ca, cert: client.certificate, key: client.privateKey });
+      const tls = { servername: hostname, secureContext, timeout: this.config.timeoutMs };
+      pool =
+        this.config.proxyUrl === undefined
+          ? new Agent({ connect: surfacingTlsAlerts(buildConnector(tls)) })
+          : new ProxyAgent({
+              uri: this.config.proxyUrl.href,
+              requestTls: tls,
+              proxyTls: { timeout: this.config.timeoutMs },
+              // Its connections are made by the tunnel's connect, which it hands to the pool it makes.
+              factory: (origin, options) =>
+                new Pool(origin, {
+                  ...options,
+                  connect: surfacingTlsAlerts((options as Pool.Options).connect as buildConnector.connector),
+                }),
+            });
+      this.pools.set(key, pool);
+      if (this.pools.size > MAX_CONNECTION_POOLS) {
+        const [oldest, evicted] = this.pools.entries().next().value as [string, Dispatcher];
+        this.pools.delete(oldest);
+        void evicted.close().catch(() => undefined);
+      }
+    }
+    return pool;
+  }
+}
+
+/**
+ * A connector whose TLS sockets end on their own error. A TLS 1.3 server refuses a client
+ * certificate (or its absence: docs/api.md 10.16) with an alert after the handshake, which the
+ * socket reports as an error before its end; undici, finding the socket still open at the end,
+ * would fail the request with "other side closed" instead, and the attempt would read as a
+ * failed connection rather than the `tls error` it is.
+ */
+function surfacingTlsAlerts(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...answer) => {
+      const [, socket] = answer;
+      // Before undici's own listeners: the socket is closed by the time they look at its end.
+      socket?.on('error', () => socket.destroy());
+      callback(...answer);
+    });
+}
+
+/** How a request that got no answer failed: its own error, or the one it wraps. */
+function failureOf(error: unknown): 'timeout' | 'tls error' | 'connection failed' {
+  const { name, code, cause } = (error ?? {}) as { name?: string; code?: string; cause?: unknown };
+  if (name === 'TimeoutError' || name === 'AbortError' || (code !== undefined && /TIMEOUT/.test(code))) return 'timeout';
+  if (code !== undefined && TLS_ERROR.test(code)) return 'tls error';
+  if (cause !== undefined && cause !== error) {
+    const inner = failureOf(cause);
+    if (inner !== 'connection failed') return inner;
+  }
+  return 'connection failed';
+}
