@@ -1,8 +1,4 @@
-import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
+import { startHttpsTestServer } from './https-test-server';
 
 /** One token request as the server got it: its path, headers and form. */
 export interface TokenRequest {
@@ -25,8 +21,6 @@ export interface TokenServer {
   close(): Promise<void>;
 }
 
-const TLS_DIR = join(__dirname, 'tls');
-
 /**
  * An OAuth 2.0 token endpoint (RFC 6749 4.4) on loopback, with the receiver's certificate
  * (*.example.com), for docs/api.md 10.16: it records every request and answers as each path is
@@ -37,45 +31,25 @@ export async function startTokenServer(): Promise<TokenServer> {
   const answers = new Map<string, TokenAnswer>();
   const issued = new Set<string>();
   const counts = new Map<string, number>();
-  const sockets = new Set<Socket>();
-  const server: Server = createServer({
-    key: readFileSync(join(TLS_DIR, 'receiver.key')),
-    cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
+  const server = await startHttpsTestServer(({ path, headers, body }, _req, res) => {
+    requests.push({ path, headers, form: Object.fromEntries(new URLSearchParams(body.toString('utf8'))) });
+    const n = (counts.get(path) ?? 0) + 1;
+    counts.set(path, n);
+    const answer = (answers.get(path) ?? bearer(3600))(n);
+    const token = (answer.body as { access_token?: unknown } | undefined)?.access_token;
+    if (typeof token === 'string') issued.add(token);
+    setTimeout(() => {
+      if (!res.destroyed)
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body ?? {}));
+    }, answer.delayMs ?? 0);
   });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-      requests.push({ path, headers, form: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) });
-      const n = (counts.get(path) ?? 0) + 1;
-      counts.set(path, n);
-      const answer = (answers.get(path) ?? bearer(3600))(n);
-      const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-      const token = (answer.body as { access_token?: unknown } | undefined)?.access_token;
-      if (typeof token === 'string') issued.add(token);
-      setTimeout(() => {
-        if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body);
-      }, answer.delayMs ?? 0);
-    });
-  });
-  server.on('secureConnection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     requests,
     requestsTo: (path) => requests.filter((request) => request.path === path),
     on: (path, answer) => answers.set(path, answer),
     issued: (token) => issued.has(token),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 

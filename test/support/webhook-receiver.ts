@@ -1,14 +1,8 @@
-import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { join } from 'node:path';
 import { CatalogueValidator } from './catalogue-validator';
+import { startHttpsTestServer } from './https-test-server';
 
-const TLS_DIR = join(__dirname, 'tls');
-/** The CA that signed the receiver's certificate (hooks.example.com, *.example.com, 127.0.0.1): DELIVERY_CA_FILE. */
-export const TEST_CA_FILE = join(TLS_DIR, 'ca.pem');
+export { TEST_CA_FILE } from './https-test-server';
 
 /** One request as the receiver got it: the raw body bytes and the headers. */
 export interface ReceivedRequest {
@@ -59,23 +53,14 @@ export async function startWebhookReceiver({ clientCa }: { clientCa?: string } =
   const waiters = new Set<() => void>();
   const inFlight = new Map<string, number>();
   const peaks = new Map<string, number>();
-  const server: Server = createServer({
-    key: readFileSync(join(TLS_DIR, 'receiver.key')),
-    cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
-    ...(clientCa !== undefined && { requestCert: true, rejectUnauthorized: true, ca: clientCa }),
-  });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+  const server = await startHttpsTestServer(
+    ({ path, headers, body }, req, res) => {
       const client = clientCa === undefined ? undefined : (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
       const request = {
         method: req.method ?? '',
         path,
         headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: body.toString('utf8'),
         at: Date.now(),
         ...(client !== undefined && { clientCertificate: String(client) }),
       };
@@ -91,16 +76,11 @@ export async function startWebhookReceiver({ clientCa }: { clientCa?: string } =
       if (behaviour === 'hang') return;
       if (behaviour === 'reset') return req.socket.destroy();
       setTimeout(() => res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? ''), behaviour.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('secureConnection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+    },
+    clientCa === undefined ? {} : { requestCert: true, rejectUnauthorized: true, ca: clientCa },
+  );
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     received,
     on: (path, behaviour) => behaviours.set(path, behaviour),
     peakInFlight: (path) => peaks.get(path) ?? 0,
@@ -125,10 +105,7 @@ export async function startWebhookReceiver({ clientCa }: { clientCa?: string } =
       }),
     eventTypes: () => eventTypes,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      });
+      await server.close();
       if (offCatalogue.length > 0)
         throw new Error(`requests not as the event catalogue describes them (docs/api.md 10.11):\n${offCatalogue.join('\n')}`);
     },

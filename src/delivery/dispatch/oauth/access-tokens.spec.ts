@@ -4,10 +4,18 @@ import { AccessTokens, TokenResult } from './access-tokens';
 /** A token request answered when the test says, counted. */
 function requests() {
   const made: ((result: TokenResult<string>) => void)[] = [];
+  const request = () => new Promise<TokenResult<string>>((resolve) => made.push(resolve));
+  const answer = (result: TokenResult<string>, which = made.length - 1) => made[which](result);
   return {
     made,
-    request: () => new Promise<TokenResult<string>>((resolve) => made.push(resolve)),
-    answer: (result: TokenResult<string>, which = made.length - 1) => made[which](result),
+    request,
+    answer,
+    /** Webhook 1's first token under settings `a`, asked for and answered `result`. */
+    held: async (tokens: AccessTokens<string>, result: TokenResult<string>) => {
+      const asked = tokens.get(1, 'a', request);
+      answer(result);
+      return asked;
+    },
   };
 }
 const token = (value: string, expiresInSeconds?: number): TokenResult<string> => ({
@@ -47,10 +55,8 @@ describe('AccessTokens (docs/api.md 10.16)', () => {
 
   it('takes a lifetime of 300 s when the answer gave none', async () => {
     const { tokens, advance } = setUp();
-    const { made, request, answer } = requests();
-    const first = tokens.get(1, 'a', request);
-    answer(token('t1'));
-    await first;
+    const { made, request, held } = requests();
+    await held(tokens, token('t1'));
     advance(269_999);
     await tokens.get(1, 'a', request);
     expect(made).toHaveLength(1);
@@ -61,20 +67,16 @@ describe('AccessTokens (docs/api.md 10.16)', () => {
 
   it('never holds a failure: the next attempt asks again', async () => {
     const { tokens } = setUp();
-    const { made, request, answer } = requests();
-    const failed = tokens.get(1, 'a', request);
-    answer({ ok: false, failure: 'timeout' });
-    expect(await failed).toEqual({ ok: false, failure: 'timeout' });
+    const { made, request, held } = requests();
+    expect(await held(tokens, { ok: false, failure: 'timeout' })).toEqual({ ok: false, failure: 'timeout' });
     void tokens.get(1, 'a', request);
     expect(made).toHaveLength(2);
   });
 
   it('drops a token the receiver refused, but not a newer one that replaced it', async () => {
     const { tokens } = setUp();
-    const { made, request, answer } = requests();
-    const first = tokens.get(1, 'a', request);
-    answer(token('t1', 3600));
-    await first;
+    const { made, request, answer, held } = requests();
+    await held(tokens, token('t1', 3600));
     tokens.drop(1, 'a', 't1');
     const second = tokens.get(1, 'a', request);
     answer(token('t2', 3600));
@@ -86,10 +88,8 @@ describe('AccessTokens (docs/api.md 10.16)', () => {
 
   it('never uses a token under other settings, nor for another webhook', async () => {
     const { tokens } = setUp();
-    const { made, request, answer } = requests();
-    const first = tokens.get(1, 'a', request);
-    answer(token('t1', 3600));
-    await first;
+    const { made, request, answer, held } = requests();
+    await held(tokens, token('t1', 3600));
     const changed = tokens.get(1, 'b', request);
     const other = tokens.get(2, 'a', request);
     expect(made).toHaveLength(3);
