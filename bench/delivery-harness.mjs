@@ -59,13 +59,15 @@ export async function startReceiver() {
     /** {distinct, lastAt}: (webhook-id, path) pairs arrived, for events that go to many webhooks. */
     distinct: () => ask('distinct'),
     bad: () => ask('bad'),
+    /** {tokenRequests, unauthorized} since it started (W14). */
+    oauth: () => ask('oauth'),
     reset: () => child.send({ cmd: 'reset' }),
   };
 }
 
 /**
  * A fresh database with one organization per entry of `organizations` (each `{name: url}` of
- * webhooks), an owner's session, a platform key, and `instances` servers on it (ports
+ * webhooks, or `{name: body}` for more than a URL), an owner's session, a platform key, and `instances` servers on it (ports
  * config.port, config.port + 1, …) delivering through the receiver's proxy.
  */
 export async function startService(config, secretKey, dns, receiver, { organizations, instances = 1, env = {} }) {
@@ -99,8 +101,9 @@ export async function startService(config, secretKey, dns, receiver, { organizat
   }
   const apis = servers.map((server) => `http://127.0.0.1:${server.port}${API_PREFIX}`);
   for (const org of orgs) {
-    for (const [name, url] of Object.entries(org.webhooks)) {
-      await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body: { url } });
+    for (const [name, given] of Object.entries(org.webhooks)) {
+      const body = typeof given === 'string' ? { url: given } : given;
+      await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body });
     }
   }
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };

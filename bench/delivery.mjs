@@ -15,11 +15,16 @@
 //       rate, while it runs (docs/api.md 9: at most 256 per instance however long it runs; the
 //       count is the whole server's, so it is the service's own only when no one else is
 //       connected, which the line under W7's table says).
+//   W14 W7 again with every webhook behind OAuth 2.0 (docs/api.md 10.16: the receiver's own token
+//       endpoint, tokens for BENCH_W14_EXPIRES_IN seconds): delivered per second against W7's in
+//       the same run (target: at least 0.9 of it) and the token requests per minute and webhook
+//       (target: one per token lifetime less the 30 s margin, not one per attempt), also printed
+//       as `W14 key=value …` lines for scripts.
 //
 // Environment (defaults in brackets): BENCH_DATABASE_URL [mysql://root@127.0.0.1:3306],
 // BENCH_PORT [3000], BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds, W6 and the ceiling),
 // BENCH_CONNECTIONS [32], BENCH_W7_RATES [250,500,1000,1500] (events per second),
-// BENCH_W7_SECONDS [10] (per rate), BENCH_W7_WEBHOOKS [8].
+// BENCH_W7_SECONDS [10] (per rate), BENCH_W7_WEBHOOKS [8] (W14's too), BENCH_W14_EXPIRES_IN [60] (seconds).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -73,6 +78,7 @@ function loadConfig() {
     rates,
     w7Seconds: secondsFromEnv('BENCH_W7_SECONDS', 10),
     w7Webhooks: intFromEnv('BENCH_W7_WEBHOOKS', 8, 1),
+    w14ExpiresIn: intFromEnv('BENCH_W14_EXPIRES_IN', 60, 31),
   };
 }
 
@@ -109,51 +115,95 @@ async function w6(config, secretKey, dns, receiver) {
   }
 }
 
+/**
+ * Offers each of config.rates events per second for config.w7Seconds to `service`'s organizations,
+ * after a thrown-away warm-up, and measures what arrived (W7, W14); `afterRate` reads more while
+ * the server still runs.
+ */
+async function ratesRun(label, config, receiver, service, afterRate = async () => undefined) {
+  const results = [];
+  // Warm-up, thrown away: JIT, connection pools, the kept-alive tunnels (and W14's first tokens).
+  log(`${label} warm-up: ${config.rates[0]} events/s for ${config.warmup} s`);
+  await offer(service, service.orgs, config.rates[0], config.warmup);
+  await sleep(2000);
+  for (const rate of config.rates) {
+    receiver.reset();
+    log(`${label} end to end: ${rate} events/s offered for ${config.w7Seconds} s to ${service.orgs.length} webhook(s)`);
+    const ticks = cpuTicks(service.servers[0].child.pid);
+    const windowStart = now();
+    const { accepted, failures, behind, offeredSeconds } = await offer(service, service.orgs, rate, config.w7Seconds);
+    const windowEnd = now();
+    const cpuMs = ((cpuTicks(service.servers[0].child.pid) - ticks) * 1000) / TICKS_PER_SECOND;
+    const arrived = latencies(accepted, await arrivalsOf(receiver, accepted), windowStart, windowEnd);
+    results.push({
+      rate,
+      accepted: accepted.size,
+      arrived: arrived.arrived,
+      failures,
+      behind,
+      deliveredPerSecond: arrived.inWindow / ((windowEnd - windowStart) / 1000),
+      offeredPerSecond: accepted.size / offeredSeconds,
+      p50: percentile(arrived.sorted, 50),
+      p99: percentile(arrived.sorted, 99),
+      cpuPercent: (100 * cpuMs) / (windowEnd - windowStart),
+      cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
+    });
+    await afterRate(rate);
+    const r = results.at(-1);
+    log(
+      `${label} ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`,
+    );
+  }
+  return results;
+}
+
 async function w7(config, secretKey, dns, receiver) {
   const organizations = Array.from({ length: config.w7Webhooks }, (_, i) => ({ [`w7-${i}`]: `https://${RECEIVER_HOST}/w7-${i}` }));
-  const results = [];
   // Before W7's server starts (W6's has stopped): what the rest of the MariaDB server holds.
-  results.prepared = [['before W7', await preparedStatements(config.mariadb)]];
+  const prepared = [['before W7', await preparedStatements(config.mariadb)]];
   const service = await startService(config, secretKey, dns, receiver, { organizations });
   const peakRss = sampleRss(service.servers[0].child.pid);
   try {
-    // Warm-up, thrown away: JIT, connection pools, the kept-alive tunnels.
-    log(`W7 warm-up: ${config.rates[0]} events/s for ${config.warmup} s`);
-    await offer(service, service.orgs, config.rates[0], config.warmup);
-    await sleep(2000);
-    for (const rate of config.rates) {
-      receiver.reset();
-      log(`W7 end to end: ${rate} events/s offered for ${config.w7Seconds} s to ${config.w7Webhooks} webhook(s)`);
-      const ticks = cpuTicks(service.servers[0].child.pid);
-      const windowStart = now();
-      const { accepted, failures, behind, offeredSeconds } = await offer(service, service.orgs, rate, config.w7Seconds);
-      const windowEnd = now();
-      const cpuMs = ((cpuTicks(service.servers[0].child.pid) - ticks) * 1000) / TICKS_PER_SECOND;
-      const arrived = latencies(accepted, await arrivalsOf(receiver, accepted), windowStart, windowEnd);
-      results.push({
-        rate,
-        accepted: accepted.size,
-        arrived: arrived.arrived,
-        failures,
-        behind,
-        deliveredPerSecond: arrived.inWindow / ((windowEnd - windowStart) / 1000),
-        offeredPerSecond: accepted.size / offeredSeconds,
-        p50: percentile(arrived.sorted, 50),
-        p99: percentile(arrived.sorted, 99),
-        cpuPercent: (100 * cpuMs) / (windowEnd - windowStart),
-        cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
-      });
-      results.prepared.push([`after ${rate}/s`, await service.preparedStatements()]);
-      const r = results.at(-1);
-      log(
-        `W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`,
-      );
-    }
+    const results = await ratesRun('W7', config, receiver, service, async (rate) => {
+      prepared.push([`after ${rate}/s`, await service.preparedStatements()]);
+    });
+    return Object.assign(results, { prepared, peakRssKb: peakRss() });
   } finally {
-    results.peakRssKb = peakRss();
     await service.stop();
   }
-  return results;
+}
+
+/**
+ * W7 with every webhook behind OAuth 2.0 (docs/api.md 10.16): the receiver gives out tokens for
+ * config.w14ExpiresIn seconds at /oauth/token and refuses an attempt without one (401). The
+ * token requests are counted from the server's start to its end, the warm-up's included.
+ */
+async function w14(config, secretKey, dns, receiver) {
+  const organizations = Array.from({ length: config.w7Webhooks }, (_, i) => ({
+    [`w14-${i}`]: {
+      url: `https://${RECEIVER_HOST}/oauth/hooks/w14-${i}`,
+      auth: {
+        type: 'oauth2',
+        tokenUrl: `https://${RECEIVER_HOST}/oauth/token`,
+        clientId: `bench-${i}`,
+        clientSecret: randomBytes(16).toString('hex'),
+      },
+    },
+  }));
+  const before = await receiver.oauth();
+  const service = await startService(config, secretKey, dns, receiver, { organizations });
+  const started = now();
+  try {
+    const results = await ratesRun('W14', config, receiver, service);
+    const after = await receiver.oauth();
+    return Object.assign(results, {
+      tokenRequests: after.tokenRequests - before.tokenRequests,
+      unauthorized: after.unauthorized - before.unauthorized,
+      minutes: (now() - started) / 60_000,
+    });
+  } finally {
+    await service.stop();
+  }
 }
 
 /** A plain client: sign and post through the same proxy to the same receiver, keep-alive, as fast as it goes. */
@@ -232,6 +282,37 @@ function report(config, w6Result, w7Results, ceilingResult) {
   out();
 }
 
+function reportW14(config, w7Results, w14Results) {
+  out('## Delivery behind OAuth 2.0 (W14)');
+  out();
+  out(
+    `| offered events/s (${config.w7Webhooks} webhook(s), tokens for ${config.w14ExpiresIn} s) | W7 delivered/s | W14 delivered/s | W14 / W7 | W14 arrived | W14 p50 ms | W14 p99 ms | W14 server CPU µs per event |`,
+  );
+  out('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const ratios = w14Results.map((r, i) => ({ rate: r.rate, w7: w7Results[i].deliveredPerSecond, w14: r.deliveredPerSecond }));
+  for (const [i, r] of w14Results.entries()) {
+    out(
+      `| ${r.rate} | ${fixed(ratios[i].w7, 0)} | ${fixed(r.deliveredPerSecond, 0)} | ${fixed(ratios[i].w14 / ratios[i].w7, 2)} | ${r.arrived}/${r.accepted} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${fixed(r.cpuUsPerEvent, 0)} |`,
+    );
+  }
+  const perMinute = w14Results.tokenRequests / w14Results.minutes / config.w7Webhooks;
+  // A token is reused for its lifetime less 30 s: each webhook asks once at its first attempt, then once per reuse period.
+  const reuseSeconds = config.w14ExpiresIn - 30;
+  const expected = config.w7Webhooks * (1 + Math.floor((w14Results.minutes * 60) / reuseSeconds));
+  const lowest = Math.min(...ratios.map((r) => r.w14 / r.w7));
+  out();
+  out(
+    `W14: lowest W14 / W7 ${fixed(lowest, 2)} (target at least 0.90); ${w14Results.tokenRequests} token requests in ${fixed(w14Results.minutes, 2)} min for ${config.w7Webhooks} webhooks, ${fixed(perMinute, 2)} per minute and webhook (target: one per ${reuseSeconds} s of reuse, ${expected} in all over this run, the first of each webhook included); ${w14Results.unauthorized} attempts refused (401).`,
+  );
+  out();
+  for (const r of ratios)
+    out(`W14 rate=${r.rate} w7_delivered_per_s=${fixed(r.w7, 1)} w14_delivered_per_s=${fixed(r.w14, 1)} ratio=${fixed(r.w14 / r.w7, 3)}`);
+  out(
+    `W14 token_requests=${w14Results.tokenRequests} expected_token_requests=${expected} minutes=${fixed(w14Results.minutes, 3)} webhooks=${config.w7Webhooks} per_minute_per_webhook=${fixed(perMinute, 3)} unauthorized=${w14Results.unauthorized} lowest_ratio=${fixed(lowest, 3)}`,
+  );
+  out();
+}
+
 async function main() {
   const config = loadConfig();
   requireDist();
@@ -244,7 +325,9 @@ async function main() {
     : await w6(config, secretKey, dns, receiver);
   const w7Results = await w7(config, secretKey, dns, receiver);
   const ceilingResult = await ceiling(config, receiver);
+  const w14Results = await w14(config, secretKey, dns, receiver);
   report(config, w6Result, w7Results, ceilingResult);
+  reportW14(config, w7Results, w14Results);
   if (w6Result.failures > 0) process.exitCode = 1;
 }
 

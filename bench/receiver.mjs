@@ -12,6 +12,10 @@
 //                       202→arrival measures the service's queueing, not the receiver's 250 ms
 //   /bulk/…             answered at once and only counted (bench/recovery.mjs's recovered
 //                       backlog: its arrivals would swamp the others')
+//   /oauth/token        an OAuth 2.0 token endpoint (W14, docs/api.md 10.16): a new bearer token
+//                       for BENCH_W14_EXPIRES_IN seconds (default 60) to every request, counted
+//   /oauth/…            a receiver behind that token: recorded and answered 204 when the request
+//                       carries a token it gave out, else 401 (counted)
 //   anything else       recorded and answered 204 at once
 //   port 8443           a blackhole: TCP accepted, never a byte back (W9)
 //   port 8444           refused: the proxy's upstream is a closed local port, so the CONNECT
@@ -23,6 +27,7 @@
 //                       time of the last new one (W12: one event goes to many webhooks, one id)
 //   {cmd:'bad'} -> {slowRequests, blackholeConnections, refusedConnections, delayedRequests,
 //                   delayedPeakInFlight, bulkRequests}: what the bad and the delayed receivers saw since the last reset
+//   {cmd:'oauth'} -> {tokenRequests, unauthorized}: since the receiver started (W14)
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -38,6 +43,7 @@ const BLACKHOLE_PORT = 8443;
 const REFUSED_PORT = 8444;
 const SLOW_MS = 10_000;
 const DELAY = /^\/delay\/(\d{1,6})\//;
+const TOKEN_SECONDS = Number(process.env.BENCH_W14_EXPIRES_IN ?? 60);
 
 const now = () => performance.timeOrigin + performance.now();
 let arrivals = [];
@@ -50,6 +56,9 @@ let refusedConnections = 0;
 let delayedRequests = 0;
 let delayedInFlight = 0;
 let delayedPeakInFlight = 0;
+let tokenRequests = 0;
+let unauthorized = 0;
+const issued = new Set();
 
 function arrived(req) {
   const id = req.headers['webhook-id'];
@@ -70,6 +79,18 @@ const receiver = https.createServer(
       if (req.url.startsWith('/bulk/')) {
         bulkRequests++;
         res.writeHead(204).end();
+        return;
+      }
+      if (req.url === '/oauth/token') {
+        const token = `w14-${++tokenRequests}-${Math.random().toString(36).slice(2)}`;
+        issued.add(token);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: TOKEN_SECONDS }));
+        return;
+      }
+      if (req.url.startsWith('/oauth/') && !issued.has(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1])) {
+        unauthorized++;
+        res.writeHead(401).end();
         return;
       }
       if (req.url.startsWith('/slow/')) {
@@ -139,6 +160,7 @@ process.on('message', (message) => {
   if (message.cmd === 'bad') {
     process.send({ slowRequests, blackholeConnections, refusedConnections, delayedRequests, delayedPeakInFlight, bulkRequests });
   }
+  if (message.cmd === 'oauth') process.send({ tokenRequests, unauthorized });
   if (message.cmd === 'reset') {
     arrivals = [];
     distinct = new Set();
