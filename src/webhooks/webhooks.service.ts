@@ -113,9 +113,9 @@ export class WebhooksService {
 
   /**
    * Legacy create-or-update: replaces every URL of an existing webhook (unset ones cleared; a
-   * rate limit, event types, headers, an order or an auth only when given) and answers its secret and what is
-   * stored now, or creates it with a new secret. Callers racing on one new name are serialized
-   * by the source lock, so they all get the secret of the one that created it.
+   * rate limit, event types, headers, an order or an auth only when given) and answers its
+   * secret and what is stored now, or creates it with a new secret. Callers racing on one new
+   * name are serialized by the source lock, so they all get the secret of the one that created it.
    */
   async replace(organizationId: number, actor: Actor, name: string, draft: WebhookDraft): Promise<ReplacedWebhookDto> {
     const { taken, count } = await this.webhooks.countWithName(organizationId, name);
@@ -147,11 +147,10 @@ export class WebhooksService {
   }
 
   /**
-   * Sets only the members given (the headers merged into the stored ones under the lock, the auth
-   * replaced whole). Under
-   * the source lock like every write: the webhook that answers is the one that was updated, never
-   * one a concurrent delete-and-create put in its place. The audit entry names only the members
-   * whose value changed (docs/api.md 10.9).
+   * Sets only the members given (the headers merged into the stored ones under the lock, the
+   * auth replaced whole). Under the source lock like every write: the webhook that answers is the
+   * one that was updated, never one a concurrent delete-and-create put in its place. The audit
+   * entry names only the members whose value changed (docs/api.md 10.9).
    */
   async update(organizationId: number, actor: Actor, name: string, patch: WebhookPatch): Promise<NamedWebhookDto> {
     const existing = await this.webhooks.findByName(organizationId, name);
@@ -359,19 +358,20 @@ const sealedChangesOf = (draft: WebhookDraft): SealedChanges => ({
  * beside oauth2. Checked before any DNS work, and again under the source lock.
  */
 function refuseAuthorizationBeside(stored: StoredWebhook | undefined, { headers, auth }: SealedChanges): void {
-  const storedNames = stored?.headerNames ?? [];
-  let names = storedNames;
-  if (headers !== undefined && 'replace' in headers) names = headers.replace.map(([name]) => name);
-  else if (headers !== undefined)
-    names =
-      headers.merge === null
-        ? []
-        : mergeHeaders(
-            storedNames.map((n) => [n, MASKED_VALUE]),
-            headers.merge,
-          ).map(([n]) => n);
+  const names = headerNamesAfter(stored?.headerNames ?? [], headers);
   const problems = authorizationProblems(names, auth === undefined ? stored?.auth?.type : auth?.settings.type);
   if (problems.length > 0) throw Errors.badRequest(problems);
+}
+
+/** The names of the headers a change leaves (undefined: keeps) of the stored ones, whose values a merge of names needs not. */
+function headerNamesAfter(stored: readonly string[], change: HeadersChange | undefined): readonly string[] {
+  if (change === undefined) return stored;
+  if ('replace' in change) return change.replace.map(([name]) => name);
+  if (change.merge === null) return [];
+  return mergeHeaders(
+    stored.map((name) => [name, MASKED_VALUE] as const),
+    change.merge,
+  ).map(([name]) => name);
 }
 
 function tryOpen<T>(open: () => T): T | undefined {
