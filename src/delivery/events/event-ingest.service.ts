@@ -41,7 +41,7 @@ export class EventIngest {
     const { event: written, body } = newEvent(this.secrets, event.organization, event.type, event.data, requestHash);
     const keyed = { ...written, idempotencyKey };
     const handoff = this.dispatch.handoff(keyed.bodyBytes);
-    const outcome = await this.events.insert(keyed, { handoff });
+    const outcome = await this.events.insert([keyed], handoff);
     if (outcome === 'unknown organization') throw Errors.notFound();
     if (outcome === 'duplicate') {
       // Another request with this key committed first (a race): answer as it was answered.
@@ -49,9 +49,10 @@ export class EventIngest {
       if (winner === undefined) throw Errors.unavailable();
       return replay(winner, requestHash);
     }
-    this.pending.added(event.organization, outcome.deliveries);
+    const [inserted] = outcome;
+    this.pending.added(event.organization, inserted.deliveries);
     this.metrics.eventAccepted(event.type, 'api');
-    if (outcome.deliveries > 0) {
+    if (inserted.deliveries > 0) {
       const handed = {
         id: keyed.id,
         organizationId: keyed.organizationId,
@@ -59,9 +60,9 @@ export class EventIngest {
         body: Buffer.from(body),
         bodyBytes: keyed.bodyBytes,
       };
-      this.dispatch.accepted(handed, outcome.deliveries, handoff, outcome.handed);
+      this.dispatch.accepted(handed, inserted.deliveries, handoff, inserted.handed);
     }
-    return { id: keyed.id, deliveries: outcome.deliveries };
+    return { id: keyed.id, deliveries: inserted.deliveries };
   }
 
   /** A key older than its window is freed for the new event. */
