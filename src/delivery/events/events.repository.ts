@@ -52,6 +52,12 @@ export interface InsertedEvent {
   readonly handed: HandedDelivery[];
 }
 
+/** An idempotency key of an organization. */
+export interface IdempotencyKeyOf {
+  readonly organizationId: number;
+  readonly idempotencyKey: string;
+}
+
 /** An event found under an idempotency key. */
 export interface KeyedEvent {
   readonly id: string;
@@ -183,7 +189,13 @@ function insertedOf({ events, handoff }: Ingested, written: readonly Row[]): Ins
   });
 }
 
+/** An event under an idempotency key, as findByIdempotencyKey reads it (readKeyed). */
+const KEYED_COLUMNS = `e.id AS id, e.request_hash AS requestHash, e.created_at AS createdAt,
+       (SELECT COUNT(*) FROM deliveries d WHERE d.event_id = e.id) AS deliveryCount`;
 const readKeyed = rowReader({ id: Column.text, requestHash: Column.text, deliveryCount: Column.int, createdAt: Column.moment });
+const readKeyOf = rowReader({ organizationId: Column.int, idempotencyKey: Column.text });
+/** A count per organization. */
+const readCount = rowReader({ organizationId: Column.int, count: Column.int });
 
 @Injectable()
 export class EventsRepository {
@@ -285,28 +297,63 @@ export class EventsRepository {
   }
 
   async findByIdempotencyKey(organizationId: number, key: string): Promise<KeyedEvent | undefined> {
-    const [row] = await this.db.select(
-      `SELECT e.id AS id, e.request_hash AS requestHash, e.created_at AS createdAt,
-              (SELECT COUNT(*) FROM deliveries d WHERE d.event_id = e.id) AS deliveryCount
-         FROM events e WHERE e.organization_id = ? AND e.idempotency_key = ?`,
-      [organizationId, key],
-    );
+    const [row] = await this.db.select(`SELECT ${KEYED_COLUMNS} FROM events e WHERE e.organization_id = ? AND e.idempotency_key = ?`, [
+      organizationId,
+      key,
+    ]);
     return row && readKeyed(row);
   }
 
-  /** Frees an expired idempotency key (older than its window) for a new event. */
-  async forgetIdempotencyKey(eventId: string): Promise<void> {
-    await this.db.execute('UPDATE events SET idempotency_key = NULL WHERE id = ?', [eventId]);
+  /** The events found under any of these keys (a batch's, docs/api.md 10.1.1), each with its organization and key. */
+  async findByIdempotencyKeys(keys: readonly IdempotencyKeyOf[]): Promise<(KeyedEvent & IdempotencyKeyOf)[]> {
+    const rows = await this.db.select(
+      varying(`SELECT e.organization_id AS organizationId, e.idempotency_key AS idempotencyKey, ${KEYED_COLUMNS}
+                 FROM events e WHERE ${keys.map(() => '(e.organization_id = ? AND e.idempotency_key = ?)').join(' OR ')}`),
+      keys.flatMap(({ organizationId, idempotencyKey }) => [organizationId, idempotencyKey]),
+    );
+    return rows.map((row) => ({ ...readKeyed(row), ...readKeyOf(row) }));
   }
 
-  /** The organization's pending deliveries (docs/api.md 10.10's backpressure): one range of ix_deliveries_webhook_lane_due per webhook. */
-  async countPending(organizationId: number): Promise<number> {
-    const [row] = await this.db.select(
-      `SELECT COUNT(*) AS pending FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
-        WHERE ${WebhookSql.organization} = ?`,
-      [organizationId],
+  /** Frees expired idempotency keys (older than their window) for new events. */
+  async forgetIdempotencyKeys(eventIds: readonly string[]): Promise<void> {
+    await this.db.execute(varying(`UPDATE events SET idempotency_key = NULL WHERE id IN (${placeholders(eventIds.length)})`), eventIds);
+  }
+
+  /**
+   * The organizations' pending deliveries (docs/api.md 10.10's backpressure): one range of
+   * ix_deliveries_webhook_lane_due per webhook. An organization without any is not in the map.
+   */
+  async countPending(organizationIds: readonly number[]): Promise<Map<number, number>> {
+    const rows = await this.db.select(
+      varying(`SELECT ${WebhookSql.organization} AS organizationId, COUNT(*) AS count
+                 FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
+                WHERE ${WebhookSql.organization} IN (${placeholders(organizationIds.length)}) GROUP BY ${WebhookSql.organization}`),
+      organizationIds,
     );
-    return row === undefined ? 0 : Column.int(row.pending);
+    return new Map(rows.map(readCount).map(({ organizationId, count }) => [organizationId, count]));
+  }
+
+  /**
+   * The pending deliveries these events would add to each organization's now (docs/api.md
+   * 10.1.1, the backpressure of a batch): one per enabled webhook that takes an event's type. The
+   * events are counted by organization and type, so the derived table has a row for each pair.
+   */
+  async pendingAddedBy(events: readonly Pick<NewEvent, 'organizationId' | 'type'>[]): Promise<Map<number, number>> {
+    const pairs = new Map<string, { organizationId: number; type: string; events: number }>();
+    for (const { organizationId, type } of events) {
+      const pair = JSON.stringify([organizationId, type]);
+      const counted = pairs.get(pair) ?? { organizationId, type, events: 0 };
+      pairs.set(pair, { ...counted, events: counted.events + 1 });
+    }
+    const rows = await this.db.select(
+      varying(`SELECT ${WebhookSql.organization} AS organizationId, SUM(b.n) AS count
+                 FROM ${WebhookSql.withSource}
+                 JOIN (${parameterRows(['org', 'quoted_type', 'quoted_wildcard', 'n'], pairs.size)}) b ON b.org = ${WebhookSql.organization}
+                WHERE ${ENABLED} AND ${WebhookSql.takesOf('b.quoted_type', 'b.quoted_wildcard')}
+                GROUP BY ${WebhookSql.organization}`),
+      [...pairs.values()].flatMap(({ organizationId, type, events: n }) => [organizationId, ...WebhookSql.takesParams(type), n]),
+    );
+    return new Map(rows.map(readCount).map(({ organizationId, count }) => [organizationId, count]));
   }
 
   /**

@@ -51,3 +51,11 @@ function keysUsedTwice(events: readonly (BatchEvent | undefined)[]): string[] {
     return earlier === undefined ? [] : [`events[${i}].idempotencyKey: used by events[${earlier}] too, for the same organization`];
   });
 }
+
+/** `events[i].<problem>` for each event of a batch that has one (docs/api.md 10.1.1: an answer names each event it concerns). */
+export function eachEvent<E>(events: readonly E[], problemOf: (event: E, i: number) => string | false): string[] {
+  return events.flatMap((event, i) => {
+    const problem = problemOf(event, i);
+    return problem === false ? [] : [`events[${i}].${problem}`];
+  });
+}

@@ -4,8 +4,9 @@ import { Metrics } from '../../metrics/metrics';
 import type { EventsRepository } from './events.repository';
 import { PendingLimit } from './pending-limit';
 
+/** A limit of `max`, whose counts find each organization asked for with the next of `pending`. */
 function limitWith(max: number, pending: number[]) {
-  const countPending = vi.fn(async () => pending.shift() ?? 0);
+  const countPending = vi.fn(async (organizations: readonly number[]) => new Map(organizations.map((id) => [id, pending.shift() ?? 0])));
   const config = loadAppConfig({ DELIVERY_PENDING_PER_ORG_MAX: String(max), SECRET_KEY: Buffer.alloc(32).toString('base64') });
   const metrics = new Metrics();
   return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, metrics, config), countPending, metrics };
@@ -53,6 +54,36 @@ describe('PendingLimit', () => {
     expect(countPending).toHaveBeenCalledTimes(1);
     await expect(limit.check(1, 1001)).rejects.toMatchObject({ code: 'queue full' });
     expect(countPending).toHaveBeenCalledTimes(2);
+  });
+
+  it('counts what a request would add: the organizations a batch would take over the limit, counted in one statement', async () => {
+    const { limit, countPending } = limitWith(10, [4, 9, 0]);
+    expect(
+      await limit.over(
+        new Map([
+          [1, 6],
+          [2, 2],
+          [3, 10],
+        ]),
+        0,
+      ),
+    ).toEqual([2]);
+    expect(countPending).toHaveBeenCalledExactlyOnceWith([1, 2, 3]);
+    expect(await limit.over(new Map([[1, 7]]), 10)).toEqual([1]);
+    expect(countPending).toHaveBeenCalledOnce();
+  });
+
+  it('refuses with the events a refusal concerns named, and counts it', async () => {
+    const { limit, metrics } = limitWith(3, []);
+    expect(limit.refusal('events[0].organization: full')).toMatchObject({
+      status: 429,
+      code: 'queue full',
+      details: ['events[0].organization: full'],
+      retryAfterSeconds: 30,
+    });
+    expect(await metrics.registry.getSingleMetricAsString('platform_api_events_queue_full_total')).toMatch(
+      /^platform_api_events_queue_full_total 1$/m,
+    );
   });
 
   it('keeps each organization’s count apart', async () => {
