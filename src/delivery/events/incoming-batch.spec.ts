@@ -70,6 +70,13 @@ describe('parseIncomingBatch (docs/api.md 10.1.1)', () => {
     );
   });
 
+  it('refuses data nested deeper than the stack would allow with 400, not 500: an event is measured only once it is valid', () => {
+    const deep = `{"type":"user.updated","organization":1,"data":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+    expect(thrownBy(() => parseIncomingBatch({ events: [JSON.parse(deep)] }))).toEqual(
+      badRequest('events[0].data: must be at most 32 levels deep'),
+    );
+  });
+
   it('answers 413 payload too large naming each event over 256 KiB of JSON, once the batch is valid', () => {
     const filler = (bytes: number) => ({ ...event(1), data: { blob: 'x'.repeat(bytes) } });
     const overhead = Buffer.byteLength(JSON.stringify(filler(0)));
