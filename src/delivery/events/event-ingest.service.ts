@@ -123,9 +123,15 @@ export class EventIngest {
   /** 429 queue full, naming the new events of each organization they would take over its pending limit. */
   private async checkPending(batch: readonly BatchEvent[], answers: readonly (AcceptedEventDto | undefined)[]): Promise<void> {
     const fresh = batch.filter((_, i) => answers[i] === undefined);
-    if (fresh.length === 0) return;
-    const adding = await this.events.pendingAddedBy(fresh.map(({ organization, type }) => ({ organizationId: organization, type })));
-    const full = await this.pending.over(new Map(fresh.map(({ organization }) => [organization, adding.get(organization) ?? 0])));
+    const events = new Map<number, number>();
+    for (const { organization } of fresh) events.set(organization, (events.get(organization) ?? 0) + 1);
+    const full = await this.pending.overWithBatch(events, (near) =>
+      this.events.pendingAddedBy(
+        fresh
+          .filter(({ organization }) => near.includes(organization))
+          .map(({ organization, type }) => ({ organizationId: organization, type })),
+      ),
+    );
     if (full.length === 0) return;
     throw this.pending.refusal(
       ...eachEvent(

@@ -5,9 +5,13 @@ import type { EventsRepository } from './events.repository';
 import { PendingLimit } from './pending-limit';
 
 /** A limit of `max`, whose counts find each organization asked for with the next of `pending`. */
-function limitWith(max: number, pending: number[]) {
+function limitWith(max: number, pending: number[], webhooksMax = 100) {
   const countPending = vi.fn(async (organizations: readonly number[]) => new Map(organizations.map((id) => [id, pending.shift() ?? 0])));
-  const config = loadAppConfig({ DELIVERY_PENDING_PER_ORG_MAX: String(max), SECRET_KEY: Buffer.alloc(32).toString('base64') });
+  const config = loadAppConfig({
+    DELIVERY_PENDING_PER_ORG_MAX: String(max),
+    WEBHOOKS_PER_ORG_MAX: String(webhooksMax),
+    SECRET_KEY: Buffer.alloc(32).toString('base64'),
+  });
   const metrics = new Metrics();
   return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, metrics, config), countPending, metrics };
 }
@@ -71,6 +75,26 @@ describe('PendingLimit', () => {
     expect(countPending).toHaveBeenCalledExactlyOnceWith([1, 2, 3]);
     expect(await limit.over(new Map([[1, 7]]), 10)).toEqual([1]);
     expect(countPending).toHaveBeenCalledOnce();
+  });
+
+  it("counts a batch's deliveries only for the organizations that the most they could be (a delivery per webhook) would take over", async () => {
+    const { limit, countPending } = limitWith(1000, [100, 950, 990], 5);
+    const deliveriesFor = vi.fn(async (organizations: readonly number[]) => new Map(organizations.map((id) => [id, 20])));
+    expect(
+      await limit.overWithBatch(
+        new Map([
+          [1, 100],
+          [2, 20],
+          [3, 4],
+        ]),
+        deliveriesFor,
+        0,
+      ),
+    ).toEqual([3]);
+    expect(countPending).toHaveBeenCalledOnce();
+    expect(deliveriesFor).toHaveBeenCalledExactlyOnceWith([2, 3]);
+    expect(await limit.overWithBatch(new Map([[1, 10]]), deliveriesFor, 10)).toEqual([]);
+    expect(deliveriesFor).toHaveBeenCalledOnce();
   });
 
   it('refuses with the events a refusal concerns named, and counts it', async () => {

@@ -32,6 +32,8 @@ interface Count {
 @Injectable()
 export class PendingLimit {
   private readonly max: number;
+  /** The most deliveries one event adds: one per webhook of its organization. */
+  private readonly perEventMax: number;
   private readonly counts = new Map<number, Count>();
 
   constructor(
@@ -40,6 +42,7 @@ export class PendingLimit {
     config: AppConfig,
   ) {
     this.max = config.delivery.pendingPerOrgMax;
+    this.perEventMax = config.webhooksPerOrgMax;
   }
 
   /** 429 queue full when the organization is at the limit. */
@@ -62,6 +65,24 @@ export class PendingLimit {
       }
     }
     return [...adding].filter(([organizationId, added]) => this.counts.get(organizationId)!.pending + added > this.max).map(([id]) => id);
+  }
+
+  /**
+   * Of the organizations a batch's new events go to (with how many go to each), those its
+   * deliveries would take over the limit. The deliveries (`deliveriesFor`, a statement) are
+   * counted only for the organizations that the most they could be would take over it: far from
+   * the limit, a batch costs no count of its own. (An organization with more webhooks than
+   * WEBHOOKS_PER_ORG_MAX, the variable lowered since, may pass the limit by the difference.)
+   */
+  async overWithBatch(
+    events: ReadonlyMap<number, number>,
+    deliveriesFor: (organizations: readonly number[]) => Promise<ReadonlyMap<number, number>>,
+    now = Date.now(),
+  ): Promise<number[]> {
+    const near = await this.over(new Map([...events].map(([organizationId, n]) => [organizationId, n * this.perEventMax])), now);
+    if (near.length === 0) return [];
+    const deliveries = await deliveriesFor(near);
+    return this.over(new Map(near.map((organizationId) => [organizationId, deliveries.get(organizationId) ?? 0])), now);
   }
 
   /** The 429 of a request over the limit, `details` naming what it concerns; counted. */
