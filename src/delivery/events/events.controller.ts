@@ -12,6 +12,20 @@ import { EventIngest } from './event-ingest.service';
 import type { BatchEvent } from './incoming-batch';
 import type { IncomingEvent } from './incoming-event';
 
+/** The errors of both routes (docs/api.md 10.1, 10.1.1): the same checks, of one event or of each. */
+const EventErrorResponses = () =>
+  ApiErrorResponses({
+    400: ['bad request'],
+    403: ['forbidden'],
+    404: ['not found'],
+    409: ['idempotency conflict'],
+    // The body over its limit (256 KiB, a batch's 1 MiB), or an event of a batch over 256 KiB.
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+    // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
+    429: ['rate limited', 'queue full'],
+  });
+
 @ApiTags('events')
 @PlatformApi()
 @Controller('events')
@@ -30,16 +44,7 @@ export class EventsController {
   })
   @ApiBody({ type: EventBodyDto })
   @ApiAcceptedResponse({ type: AcceptedEventDto })
-  @ApiErrorResponses({
-    400: ['bad request'],
-    403: ['forbidden'],
-    404: ['not found'],
-    409: ['idempotency conflict'],
-    413: ['payload too large'],
-    415: ['unsupported media type'],
-    // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
-    429: ['rate limited', 'queue full'],
-  })
+  @EventErrorResponses()
   acceptEvent(
     @Caller() caller: PlatformCaller,
     @RequestInput(EventRequestPipe) { event, idempotencyKey }: { event: IncomingEvent; idempotencyKey?: string },
@@ -55,16 +60,7 @@ export class EventsController {
   })
   @ApiBody({ type: EventBatchDto })
   @ApiAcceptedResponse({ type: AcceptedEventBatchDto })
-  @ApiErrorResponses({
-    400: ['bad request'],
-    403: ['forbidden'],
-    404: ['not found'],
-    409: ['idempotency conflict'],
-    // The body over 1 MiB, or an event over 256 KiB.
-    413: ['payload too large'],
-    415: ['unsupported media type'],
-    429: ['rate limited', 'queue full'],
-  })
+  @EventErrorResponses()
   acceptEventBatch(
     @Caller() caller: PlatformCaller,
     @RequestInput(EventBatchRequestPipe) events: BatchEvent[],
