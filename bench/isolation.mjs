@@ -19,7 +19,9 @@
 //
 // each with one instance, then with two on the same database (events posted to them in turn),
 // with the defaults (DELIVERY_CONCURRENCY 256, DELIVERY_TIMEOUT_MS 15 000, DNS_TIMEOUT_MS 2 000,
-// up to 64 in flight per webhook). Each A is an organization of its own, and its webhooks are
+// up to 64 in flight per webhook); then, on one instance at a small DELIVERY_CONCURRENCY
+// (BENCH_ISOLATION_SMALL_CONCURRENCY, 8: where the reserve for light organizations is one place),
+// B alone and beside the DNS stall, the shape that held every place there (issue 31). Each A is an organization of its own, and its webhooks are
 // deleted after its phase (which cancels its backlog), so that each phase measures one bad shape;
 // attempts still in flight then (a blackhole's, up to 15 s) end on their own.
 //
@@ -34,7 +36,7 @@
 // BENCH_PORT [3000] (and the next port for the second instance), BENCH_ISOLATION_SECONDS [20],
 // BENCH_ISOLATION_RATE [50] (events per second to B, and to A in W8, W9 and refused),
 // BENCH_ISOLATION_STALL_RATE [10], BENCH_ISOLATION_BACKLOG_RATE [400] (per instance),
-// BENCH_ISOLATION_INSTANCES [1,2] (the groups to run).
+// BENCH_ISOLATION_INSTANCES [1,2] (the groups to run; 0: none), BENCH_ISOLATION_SMALL_CONCURRENCY [8; 0: not run].
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import {
@@ -67,7 +69,8 @@ import {
 function loadConfig() {
   const instances = (process.env.BENCH_ISOLATION_INSTANCES || '1,2')
     .split(',')
-    .map((n) => intFromEnv('BENCH_ISOLATION_INSTANCES', 1, 1, n.trim()));
+    .map((n) => intFromEnv('BENCH_ISOLATION_INSTANCES', 1, 0, n.trim()))
+    .filter((n) => n > 0);
   return {
     mariadb: parseServerUrl(process.env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306'),
     port: intFromEnv('BENCH_PORT', 3000, 1),
@@ -76,6 +79,7 @@ function loadConfig() {
     stallRate: intFromEnv('BENCH_ISOLATION_STALL_RATE', 10, 1),
     backlogRate: intFromEnv('BENCH_ISOLATION_BACKLOG_RATE', 400, 1),
     instances,
+    smallConcurrency: intFromEnv('BENCH_ISOLATION_SMALL_CONCURRENCY', 8, 0),
   };
 }
 
@@ -181,23 +185,26 @@ async function badQueue(service, org) {
   return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value ?? 0)]));
 }
 
-async function runWith(config, secretKey, dns, receiver, instances) {
+/** One group of phases: B alone, then beside each of `shapes`; `concurrency` is DELIVERY_CONCURRENCY (the default when undefined). */
+async function runWith(config, secretKey, dns, receiver, instances, shapes = SHAPES, concurrency = undefined) {
   const prepared = [['before', await preparedStatements(config.mariadb)]];
-  const organizations = [{ healthy: `https://${RECEIVER_HOST}/b` }, ...SHAPES.map((shape) => shape.webhooks)];
-  const service = await startService(config, secretKey, dns.address, receiver, { organizations, instances });
+  const organizations = [{ healthy: `https://${RECEIVER_HOST}/b` }, ...shapes.map((shape) => shape.webhooks)];
+  const env = concurrency === undefined ? {} : { DELIVERY_CONCURRENCY: String(concurrency) };
+  const service = await startService(config, secretKey, dns.address, receiver, { organizations, instances, env });
   const [b, ...bad] = service.orgs;
   try {
     log(`warm-up (${instances} instance(s)): B for 3 s`);
     await offer(service, [b], config.rate, 3);
     await sleep(1000);
     const results = [await phase(config, service, receiver, dns, 'B alone', undefined)];
-    for (const [i, shape] of SHAPES.entries()) {
+    for (const [i, shape] of shapes.entries()) {
       results.push(await phase(config, service, receiver, dns, shape.name, shape, bad[i]));
       // A's backlog is cancelled between the phases, so that each measures one bad receiver.
       for (const name of Object.keys(shape.webhooks)) await service.deleteWebhook(bad[i], name);
     }
     prepared.push(['at the end', await service.preparedStatements()]);
     results.prepared = prepared;
+    results.concurrency = concurrency;
     return results;
   } finally {
     await service.stop();
@@ -229,7 +236,7 @@ function report(config, results) {
           ? ''
           : `${r.bad.queue.attempted} attempted, ${r.bad.queue.waiting} never attempted, ${r.bad.queue.pending} pending; breaker ${r.bad.queue.breakerOpen ? 'open' : 'closed'} (${r.bad.queue.breakerFailures} failures)`;
       out(
-        `| ${r.instances} | ${r.name} | ${r.badRate ?? ''} | ${r.bad ? fixed(r.badAccepted, 0) : ''} | ${r.accepted} | ${r.arrived} | ${fixed(r.deliveredPerSecond, 1)} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r === alone ? '' : fixed(r.p99 / alone.p99, 2)} | ${verdict} | ${fixed(r.machinePercent, 0)} | ${r.bad?.seen ?? ''} | ${queue} |`,
+        `| ${r.instances}${group.concurrency === undefined ? '' : ` (DELIVERY_CONCURRENCY ${group.concurrency})`} | ${r.name} | ${r.badRate ?? ''} | ${r.bad ? fixed(r.badAccepted, 0) : ''} | ${r.accepted} | ${r.arrived} | ${fixed(r.deliveredPerSecond, 1)} | ${fixed(r.p50, 1)} | ${fixed(r.p99, 1)} | ${r === alone ? '' : fixed(r.p99 / alone.p99, 2)} | ${verdict} | ${fixed(r.machinePercent, 0)} | ${r.bad?.seen ?? ''} | ${queue} |`,
       );
     }
   }
@@ -241,12 +248,16 @@ function report(config, results) {
 async function main() {
   const config = loadConfig();
   requireDist();
-  for (let i = 0; i < Math.max(...config.instances); i++) await requirePortFree(config.port + i);
+  for (let i = 0; i < Math.max(1, ...config.instances); i++) await requirePortFree(config.port + i);
   const secretKey = randomBytes(32).toString('base64');
   const dns = await startControlledDns();
   const receiver = await startReceiver();
   const results = [];
   for (const instances of config.instances) results.push(await runWith(config, secretKey, dns, receiver, instances));
+  if (config.smallConcurrency > 0) {
+    const stall = SHAPES.filter((shape) => shape.stall);
+    results.push(await runWith(config, secretKey, dns, receiver, 1, stall, config.smallConcurrency));
+  }
   report(config, results);
   // Every POST /api/events (B's and A's) must answer 202: anything else is a failed request.
   if (results.flat().some((r) => r.failures > 0)) process.exitCode = 1;

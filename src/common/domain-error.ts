@@ -83,8 +83,8 @@ export const Errors = {
   rateLimited: (retryAfterSeconds: number) => new DomainError(429, 'rate limited', undefined, retryAfterSeconds),
   /** docs/api.md 10.10: the organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries. */
   queueFull: (retryAfterSeconds: number, ...details: string[]) => new DomainError(429, 'queue full', listed(details), retryAfterSeconds),
-  /** A disabled webhook takes no replay or test until it is enabled (docs/api.md 10.10). */
-  disabled: () => new DomainError(409, 'disabled', ['the webhook is disabled: POST …/enable first']),
+  /** A disabled webhook takes no replay, test or recovery until it is enabled (docs/api.md 10.10, 10.14): `{code}` alone, as the other 409s. */
+  disabled: () => new DomainError(409, 'disabled'),
   internal: () => new DomainError(500, 'internal error'),
   unavailable: () => new DomainError(503, 'unavailable', undefined, RETRY_AFTER_SECONDS),
   dnsUnavailable: () => new DomainError(503, 'dns unavailable', undefined, RETRY_AFTER_SECONDS),

@@ -93,11 +93,9 @@ export class MysqlConnections {
       const sql = ['START TRANSACTION', ...statements.map((s) => s.sql), 'COMMIT'].join(';\n');
       const values = statements.flatMap((s) => s.params as SqlValue[]);
       try {
-        const results = await new Promise<(ResultSetHeader | Row[])[]>((resolve, reject) =>
-          connection.query({ sql, values, timeout: this.deadlines.queryMs }, (error, result) =>
-            error ? reject(error) : resolve(result as (ResultSetHeader | Row[])[]),
-          ),
-        );
+        const results = (await withinDeadline(connection, this.deadlines.queryMs, (done) => connection.query({ sql, values }, done))) as (
+          ResultSetHeader | Row[]
+        )[];
         return results.slice(1, -1).map((result) => (Array.isArray(result) ? result : result.affectedRows));
       } catch (error) {
         await new ConnectionStatements(connection, this.deadlines.queryMs).command('ROLLBACK').catch(() => undefined);
@@ -161,18 +159,42 @@ class ConnectionStatements implements SqlExecutor {
 
   /** A statement that cannot be prepared (transaction control). */
   command(sql: string): Promise<unknown> {
-    return new Promise((resolve, reject) =>
-      this.connection.query({ sql, timeout: this.timeoutMs }, (error, result) => (error ? reject(error) : resolve(result))),
-    );
+    return withinDeadline(this.connection, this.timeoutMs, (done) => this.connection.query({ sql }, done));
   }
 
   /** Fixed SQL is prepared (once per connection, mysql2's cache); VaryingSql goes as a text query, its values quoted by mysql2. */
   private statement(sql: Sql, params: readonly SqlValue[]): Promise<unknown> {
     const values = params as SqlValue[];
-    return new Promise((resolve, reject) => {
-      const done = (error: unknown, result: unknown) => (error ? reject(error) : resolve(result));
-      if (sql instanceof VaryingSql) this.connection.query({ sql: sql.text, values, timeout: this.timeoutMs }, done);
-      else this.connection.execute({ sql, values, timeout: this.timeoutMs }, done);
+    return withinDeadline(this.connection, this.timeoutMs, (done) => {
+      if (sql instanceof VaryingSql) this.connection.query({ sql: sql.text, values }, done);
+      else this.connection.execute({ sql, values }, done);
     });
   }
+}
+
+/**
+ * One deadline around everything a statement waits for on its connection (docs/api.md 9): the
+ * session settings queued ahead of a new connection's first statement, the PREPARE of one not yet
+ * cached, and the execution. mysql2's own `timeout` is armed only once a statement is prepared,
+ * so a frozen server held a statement that needed a PREPARE for as long as it stayed frozen.
+ * When the deadline passes, the connection is destroyed (whatever it was waiting for can never
+ * be told apart from the next statement's answer) and the statement fails as mysql2's timeouts do,
+ * an unavailable database.
+ */
+function withinDeadline(
+  connection: PoolConnection,
+  ms: number,
+  send: (done: (error: unknown, result: unknown) => void) => void,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      connection.destroy();
+      reject(Object.assign(new Error(`no answer from the database within ${ms} ms`), { code: 'PROTOCOL_SEQUENCE_TIMEOUT', fatal: true }));
+    }, ms);
+    send((error, result) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(result);
+    });
+  });
 }

@@ -75,14 +75,21 @@ export class ApiExpressAdapter extends ExpressAdapter {
       },
       express,
     );
-    server.on('clientError', answerClientError);
+    // These listeners run outside Express and Nest's filter, where an exception would end the
+    // process: each catches its own and closes the connection.
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+      closingOnThrow(socket, () => answerClientError(error, socket)),
+    );
     // Node hands CONNECT to this event rather than to Express, and closes the socket when no one listens.
-    server.on('connect', (req: IncomingMessage, socket: Duplex) => this.answerConnect(req, socket));
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => closingOnThrow(socket, () => this.answerConnect(req, socket)));
     this.setHttpServer(server);
   }
 
   /** CONNECT, which no route takes: 405 with the path's methods, or 404 for a path no route has (docs/api.md 7). */
   private answerConnect(req: IncomingMessage, socket: Duplex): void {
+    // Node's own error listener is off a CONNECT's socket: a reset while answering would be an
+    // unhandled 'error' event, which ends the process.
+    socket.on('error', () => socket.destroy());
     const path = (req.url ?? '').split('?')[0];
     const allowed = path.startsWith('/') ? this.allowedMethods(path) : [];
     if (allowed.length === 0) answerRaw(socket, 404, 'not found');
@@ -102,6 +109,15 @@ export class ApiExpressAdapter extends ExpressAdapter {
 function caseSensitive(app: Express): Express {
   app.set('case sensitive routing', true);
   return app;
+}
+
+/** Runs a raw listener's answer; should it throw, the connection is closed rather than the process ended. */
+function closingOnThrow(socket: Duplex, answer: () => void): void {
+  try {
+    answer();
+  } catch {
+    socket.destroy();
+  }
 }
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

@@ -17,13 +17,27 @@ export const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
- * docs/api.md 4: a request with a body must be JSON (a PATCH may also send a JSON Merge Patch), else
- * 415, before authentication and before the body is read. Runs ahead of the JSON parser.
+ * docs/api.md 4: a request with a body must be JSON (a PATCH may also send a JSON Merge Patch) whose
+ * only parameter, if any, is `charset=utf-8`, else 415, before authentication and before the body is
+ * read. Runs ahead of the JSON parser, which would otherwise decode UTF-16 or UTF-7 as asked.
  */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
   if (!hasBody(req)) return next();
   const accepted = req.method === 'PATCH' ? JSON_TYPES : JSON_TYPES.slice(0, 1);
-  next(typeis(req, accepted) ? undefined : Errors.unsupportedMediaType());
+  next(typeis(req, accepted) && onlyUtf8(req) ? undefined : Errors.unsupportedMediaType());
+}
+
+/**
+ * No parameter, or exactly `charset=utf-8` in any case, quoted or not (empty parameters, as in
+ * `application/json;`, are allowed by RFC 9110 and ignored). The type itself is type-is's to judge.
+ */
+function onlyUtf8(req: IncomingMessage): boolean {
+  const parameters = (req.headers['content-type'] ?? '')
+    .split(';')
+    .slice(1)
+    .map((parameter) => parameter.trim())
+    .filter((parameter) => parameter !== '');
+  return parameters.length === 0 || (parameters.length === 1 && /^charset=("?)utf-8\1$/i.test(parameters[0]!));
 }
 
 /**
@@ -37,6 +51,7 @@ export function requireJsonBody(req: Request, _res: Response, next: NextFunction
 export const jsonBody = (limit: string, types: string[]): RequestHandler =>
   json({ limit, type: types, strict: false, inflate: false, verify: requireUtf8 });
 
-function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
-  if (encoding === 'utf-8' && !isUtf8(body)) throw Errors.badRequest(['body: must be UTF-8']);
+/** Every body it reads was declared UTF-8, or nothing (requireJsonBody refused the other charsets). */
+function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Errors.badRequest(['body: must be UTF-8']);
 }

@@ -32,6 +32,11 @@ describe('RouteMethods', () => {
     expect(serviceRoutes().allowed('/nothing')).toEqual([]);
   });
 
+  it('matches a parameter that does not decode (%ZZ, escapes that are not UTF-8) without throwing', () => {
+    expect(serviceRoutes().allowed('/api/webhook/%ZZ')).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'POST']);
+    expect(serviceRoutes().allowed('/api/webhook/%E0%A4')).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'POST']);
+  });
+
   it('does not give HEAD to a path without GET', () => {
     const routes = new RouteMethods();
     routes.add('post', '/api/events');

@@ -12,10 +12,12 @@ export class RouteMethods {
   private readonly routes: { readonly method: string; readonly matches: Matcher }[] = [];
 
   add(method: string, pattern: string): void {
-    this.routes.push({ method: method.toUpperCase(), matches: match(pattern, { sensitive: true, trailing: true }) });
+    // Parameters are not decoded: only whether the path has this route matters, and decoding a
+    // segment such as `%ZZ` throws (a URIError that took a listener outside Express down).
+    this.routes.push({ method: method.toUpperCase(), matches: match(pattern, { sensitive: true, trailing: true, decode: false }) });
   }
 
-  /** Sorted; HEAD wherever GET is. Empty when no route has this path. */
+  /** Sorted; HEAD wherever GET is. Empty when no route has this path. Never throws, whatever the path. */
   allowed(path: string): string[] {
     const methods = new Set<string>();
     for (const { method, matches } of this.routes) {

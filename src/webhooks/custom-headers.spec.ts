@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerLimitProblems, headerProblems, maskedHeaders, mergeHeaders } from './custom-headers';
+import { headerLimitProblems, headerProblems, maskedHeaders, mergeHeaders, sendableHeaders } from './custom-headers';
 
 const VALUE_RULE = 'value must be 1 to 1024 visible ASCII characters or spaces, with no space first or last';
 const create = (headers: unknown) => headerProblems(headers, { nullable: false });
@@ -29,6 +29,17 @@ describe('headerProblems (docs/api.md 10.15)', () => {
     'upgrade',
     'expect',
     'user-agent',
+    'cookie',
+    'forwarded',
+    'x-real-ip',
+    'x-http-method-override',
+    'x-method-override',
+    'traceparent',
+    'tracestate',
+    'baggage',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-anything',
     'proxy-authorization',
     'proxy-anything',
     'webhook-id',
@@ -41,7 +52,11 @@ describe('headerProblems (docs/api.md 10.15)', () => {
   });
 
   it('takes names that only begin like a refused one', () => {
-    expect(create({ hosts: 'v', proxy: 'v', webhooks: 'v', 'x-webhook-id': 'v', tea: 'v' })).toEqual([]);
+    expect(create({ hosts: 'v', proxy: 'v', webhooks: 'v', 'x-webhook-id': 'v', tea: 'v', 'x-forwarded': 'v', cookies: 'v' })).toEqual([]);
+  });
+
+  it("takes authorization (a receiver's API key or token) when no oauth2 auth is set", () => {
+    expect(create({ Authorization: 'Bearer k' })).toEqual([]);
   });
 
   it('refuses two names that differ only in case', () => {
@@ -148,5 +163,20 @@ describe('headerLimitProblems', () => {
 describe('maskedHeaders', () => {
   it('shows every name as sent, each value masked', () => {
     expect(maskedHeaders(['X-Api-Key', 'authorization'])).toEqual({ 'X-Api-Key': '********', authorization: '********' });
+  });
+});
+
+describe('sendableHeaders (docs/api.md 10.15)', () => {
+  it('drops a stored header whose name has since been refused, in any case, and keeps the rest in order', () => {
+    const stored = [
+      ['X-Api-Key', 'k'],
+      ['X-Forwarded-For', '10.0.0.1'],
+      ['Cookie', 's=1'],
+      ['Authorization', 'Bearer t'],
+    ] as const;
+    expect(sendableHeaders(stored)).toEqual([
+      ['X-Api-Key', 'k'],
+      ['Authorization', 'Bearer t'],
+    ]);
   });
 });

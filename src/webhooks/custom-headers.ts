@@ -18,7 +18,11 @@ export const MASKED_VALUE = '********';
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
 /** 1 to 1024 visible ASCII characters or spaces, neither first nor last a space. */
 const VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?$/;
-/** What the service sets itself, or what the connection and any proxy own (compared in lower case). */
+/**
+ * What the service sets itself (trace context included), what the connection and any proxy own,
+ * and what a receiver's gateway may trust as said by its own network: the client's address, the
+ * method, a session (compared in lower case).
+ */
 const REFUSED_NAMES = new Set([
   'host',
   'content-length',
@@ -31,8 +35,16 @@ const REFUSED_NAMES = new Set([
   'upgrade',
   'expect',
   'user-agent',
+  'cookie',
+  'forwarded',
+  'x-real-ip',
+  'x-http-method-override',
+  'x-method-override',
+  'traceparent',
+  'tracestate',
+  'baggage',
 ]);
-const REFUSED_PREFIXES = ['proxy-', 'webhook-'];
+const REFUSED_PREFIXES = ['proxy-', 'webhook-', 'x-forwarded-'];
 
 const VALUE_RULE = `value must be 1 to ${MAX_HEADER_VALUE} visible ASCII characters or spaces, with no space first or last`;
 
@@ -40,6 +52,9 @@ const isRefusedHeaderName = (name: string): boolean => {
   const lower = name.toLowerCase();
   return REFUSED_NAMES.has(lower) || REFUSED_PREFIXES.some((prefix) => lower.startsWith(prefix));
 };
+
+/** The stored headers an attempt sends: one stored before its name was refused is no longer sent. */
+export const sendableHeaders = (headers: HeaderList): HeaderList => headers.filter(([name]) => !isRefusedHeaderName(name));
 
 /**
  * What is wrong with a `headers` member as given (empty: nothing): every name an HTTP token,

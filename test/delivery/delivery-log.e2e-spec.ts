@@ -222,16 +222,65 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
     });
   });
 
-  it('shows one delivery with every attempt', async () => {
+  it('shows one delivery with its attempts, newest first, and their count', async () => {
     const { cookie } = await webhookWithEvents(1, { status: 503 });
     const [delivery] = await settledLog(cookie, 1);
     const res = await t.http().get(`/api/webhook/logged/deliveries/${delivery.id}`).set('Cookie', cookie);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: delivery.id, state: 'failed', attempts: 2 });
+    expect(res.body).toMatchObject({ id: delivery.id, state: 'failed', attempts: 2, attemptCount: 2 });
     expect(res.body.attemptLog).toEqual([
       { at: expect.any(String), durationMs: expect.any(Number), status: 503, error: 'http 503' },
       { at: expect.any(String), durationMs: expect.any(Number), status: 503, error: 'http 503' },
     ]);
+    expect(Date.parse(res.body.attemptLog[0].at)).toBeGreaterThanOrEqual(Date.parse(res.body.attemptLog[1].at));
+  });
+
+  /** Writes `count` attempts of the delivery directly (statuses 1000, 1001, … in order, an hour ago), and its count. */
+  async function writtenAttempts(deliveryId: number, count: number): Promise<void> {
+    const at = new Date(Date.now() - 3600_000).toISOString().replace('T', ' ').replace('Z', '');
+    const rows = Array.from({ length: count }, (_, i) => [deliveryId, at, 1, 1000 + i, 'http 500']);
+    await t.dataSource.query(
+      `INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES ${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      rows.flat(),
+    );
+    await t.dataSource.query('UPDATE deliveries SET attempts = ? WHERE id = ?', [count, deliveryId]);
+  }
+
+  it('shows the newest 100 attempts of a longer log, newest first, and attemptCount all it has had', async () => {
+    const {
+      cookie: own,
+      ids: [eventId],
+    } = await webhookWithEvents(1, { status: 503 });
+    const [delivery] = await settledLog(own, 1);
+    await t.dataSource.query('DELETE FROM delivery_attempts WHERE delivery_id = ?', [delivery.id]);
+    await writtenAttempts(delivery.id, 150);
+    const res = await t.http().get(`/api/webhook/logged/deliveries/${delivery.id}`).set('Cookie', own);
+    expect({ event: res.body.event.id, attempts: res.body.attempts, attemptCount: res.body.attemptCount }).toEqual({
+      event: eventId,
+      attempts: 150,
+      attemptCount: 150,
+    });
+    expect(res.body.attemptLog.map((attempt: { status: number }) => attempt.status)).toEqual(
+      Array.from({ length: 100 }, (_, i) => 1149 - i),
+    );
+  });
+
+  it('keeps at most 1 000 attempts of a delivery: the next one written deletes the oldest, and attemptCount still counts it', async () => {
+    // 410: one attempt per replay, no retry after it
+    const { cookie } = await webhookWithEvents(1, { status: 410 });
+    const [delivery] = await settledLog(cookie, 1);
+    await t.dataSource.query('DELETE FROM delivery_attempts WHERE delivery_id = ?', [delivery.id]);
+    await writtenAttempts(delivery.id, 1000);
+    expect((await t.http().post(`/api/webhook/logged/deliveries/${delivery.id}/retry`).set('Cookie', cookie)).status).toBe(202);
+    const detail = async () => (await t.http().get(`/api/webhook/logged/deliveries/${delivery.id}`).set('Cookie', cookie)).body;
+    await expect.poll(async () => (await detail()).attemptCount, { timeout: 10_000 }).toBe(1001);
+    const statuses = (
+      await t.dataSource.query('SELECT status FROM delivery_attempts WHERE delivery_id = ? ORDER BY id', [delivery.id])
+    ).map((row: { status: number }) => Number(row.status));
+    expect(statuses).toHaveLength(1000);
+    expect(statuses[0]).toBe(1001);
+    expect(statuses[999]).toBe(410);
+    expect((await detail()).attemptLog[0]).toMatchObject({ status: 410 });
   });
 
   it.each([

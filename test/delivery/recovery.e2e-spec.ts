@@ -14,6 +14,8 @@ import type { WebhookReceiver } from '../support/webhook-receiver';
 
 const HOUR = 3600_000;
 const ACTIONS = 6;
+/** DELIVERY_PENDING_PER_ORG_MAX: above the largest recovery the other cases make (601). */
+const PENDING_MAX = 700;
 
 /** A datetime column's text for `at`. */
 const column = (at: Date) => at.toISOString().replace('T', ' ').replace('Z', '');
@@ -24,7 +26,13 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    h = await DeliveryHarness.start(kind, { env: { DELIVERY_RETRY_SCHEDULE: '1', RATE_LIMIT_ACTIONS_PER_WEBHOOK: String(ACTIONS) } });
+    h = await DeliveryHarness.start(kind, {
+      env: {
+        DELIVERY_RETRY_SCHEDULE: '1',
+        RATE_LIMIT_ACTIONS_PER_WEBHOOK: String(ACTIONS),
+        DELIVERY_PENDING_PER_ORG_MAX: String(PENDING_MAX),
+      },
+    });
     ({ app: t, receiver } = h);
   });
   afterAll(() => h?.close());
@@ -120,20 +128,24 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
     await expect.poll(async () => (await rowsOf(organizationId))[0].state, { timeout: 10_000 }).toBe('succeeded');
   });
 
-  it('answers at once and works a recovery larger than a batch to its end', async () => {
-    const { organizationId, cookie, path } = await failedWebhook(1);
-    const [{ eventId }] = await t.dataSource.query('SELECT event_id AS eventId FROM deliveries WHERE organization_id = ?', [
-      organizationId,
-    ]);
-    const [{ webhookId }] = await t.dataSource.query('SELECT webhook_id AS webhookId FROM deliveries WHERE organization_id = ?', [
-      organizationId,
-    ]);
+  /** `count` more failed deliveries of the failed webhook's one event, written directly, created an hour ago; its id. */
+  async function moreFailed(organizationId: number, count: number): Promise<number> {
+    const [{ eventId, webhookId }] = await t.dataSource.query(
+      'SELECT event_id AS eventId, webhook_id AS webhookId FROM deliveries WHERE organization_id = ?',
+      [organizationId],
+    );
     const at = column(new Date(Date.now() - HOUR));
-    const rows = Array.from({ length: 600 }, () => [eventId, organizationId, 'user.updated', webhookId, 'failed', 2, at]);
+    const rows = Array.from({ length: count }, () => [eventId, organizationId, 'user.updated', webhookId, 'failed', 2, at]);
     await t.dataSource.query(
       `INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, created_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       rows.flat(),
     );
+    return Number(webhookId);
+  }
+
+  it('answers at once and works a recovery larger than a batch to its end', async () => {
+    const { organizationId, cookie, path } = await failedWebhook(1);
+    const webhookId = await moreFailed(organizationId, 600);
     receiver.on(path, { status: 200 });
     const started = Date.now();
     const res = await recover(cookie, { since: ago(2 * HOUR) });
@@ -215,6 +227,25 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
     expect(audit.filter((entry: { action: string }) => entry.action === 'delivery.recovered')).toHaveLength(1);
   });
 
+  it("answers 429 queue full with Retry-After when the deliveries it would make pending pass the organization's limit, recovering and recording nothing", async () => {
+    const { organizationId, cookie } = await failedWebhook(1);
+    const webhookId = await moreFailed(organizationId, PENDING_MAX);
+    const res = await recover(cookie, { since: ago(2 * HOUR) });
+    expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({
+      status: 429,
+      body: { code: 'queue full' },
+      retryAfter: expect.stringMatching(/^\d+$/),
+    });
+    const [{ failed }] = await t.dataSource.query(
+      "SELECT COUNT(*) AS failed FROM deliveries WHERE organization_id = ? AND state = 'failed'",
+      [organizationId],
+    );
+    expect(Number(failed)).toBe(PENDING_MAX + 1);
+    expect(await t.dataSource.query('SELECT id FROM delivery_recoveries WHERE webhook_id = ?', [webhookId])).toEqual([]);
+    const audit = (await t.http().get('/api/audit').set('Cookie', cookie)).body.data;
+    expect(audit.map((entry: { action: string }) => entry.action)).not.toContain('delivery.recovered');
+  });
+
   it('answers 409 disabled for a disabled webhook, recovering and recording nothing', async () => {
     const { organizationId, cookie } = await failedWebhook(1);
     await t.dataSource.query(
@@ -222,7 +253,7 @@ describeEachDatabase('recovery', (kind: DatabaseKind) => {
       [column(new Date()), organizationId],
     );
     const res = await recover(cookie, { since: ago(2 * HOUR) });
-    expect({ status: res.status, code: res.body.code }).toEqual({ status: 409, code: 'disabled' });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { code: 'disabled' } });
     expect((await rowsOf(organizationId)).map((row) => row.state)).toEqual(['failed']);
     const audit = (await t.http().get('/api/audit').set('Cookie', cookie)).body.data;
     expect(audit.map((entry: { action: string }) => entry.action)).not.toContain('delivery.recovered');

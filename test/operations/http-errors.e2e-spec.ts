@@ -165,6 +165,20 @@ describeEachDatabase('error contract', (kind) => {
       });
       expect(res.status).toBe(201);
     });
+
+    it('refuses a body in another charset (UTF-16, UTF-7) before decoding it, storing nothing', async () => {
+      const { cookie: own } = await t.member('owner');
+      const json = `{"url":"https://${HOST}/x"}`;
+      const utf16 = await raw(t.http().post('/api/webhook/utf16').set('Cookie', own), Buffer.from(json, 'utf16le'), {
+        'Content-Type': 'application/json; charset=utf-16le',
+      });
+      expectError(utf16, 415, 'unsupported media type');
+      const utf7 = await raw(t.http().post('/api/webhook/utf7').set('Cookie', own), json, {
+        'Content-Type': 'application/json; charset=UTF-7',
+      });
+      expectError(utf7, 415, 'unsupported media type');
+      expect((await t.http().get('/api/webhook').set('Cookie', own)).body).toEqual({});
+    });
   });
 
   describe('413 payload too large', () => {

@@ -61,6 +61,9 @@ interface Trigger {
  *   The MySQL text protocol carries each statement as plain text after the packet header and
  *   the command byte (0x03), so /INSERT INTO webhooks/ selects a statement, and /[^\w ]COMMIT$/
  *   the COMMIT itself (a bare /COMMIT/ would also match `SET ... READ COMMITTED`).
+ * - `freeze()`: as if the database were stopped (SIGSTOP): every connection stays open and
+ *   nothing is relayed either way, nor on a connection accepted meanwhile (the client hears no
+ *   greeting), until `thaw()` relays what waited, in order.
  * - `close()`: destroys everything and stops listening for good.
  */
 export class TcpProxy {
@@ -69,6 +72,7 @@ export class TcpProxy {
   private readonly links = new Set<Link>();
   private readonly held = new Set<Socket>();
   private cutMode: CutMode | undefined;
+  private frozen = false;
   private listening = true;
   private trigger: Trigger | undefined;
 
@@ -123,6 +127,22 @@ export class TcpProxy {
     await this.listen();
   }
 
+  freeze(): void {
+    this.frozen = true;
+    for (const { client, upstream } of this.links) {
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const { client, upstream } of this.links) {
+      client.resume();
+      upstream.resume();
+    }
+  }
+
   cutWhenClientSends(pattern: RegExp, options: { mode?: CutMode; forwardFirst?: boolean } = {}): Promise<void> {
     return new Promise((resolve) => {
       this.trigger = { pattern, mode: options.mode ?? 'refuse', forwardFirst: options.forwardFirst ?? false, fire: resolve };
@@ -173,6 +193,10 @@ export class TcpProxy {
     }
     this.relay(client, upstream, true);
     this.relay(upstream, client, false);
+    if (this.frozen) {
+      client.pause();
+      upstream.pause();
+    }
   }
 
   /** Copies `from` to `to`, chunk by chunk, honouring latency, triggers and back-pressure. */

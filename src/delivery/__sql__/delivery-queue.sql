@@ -68,7 +68,7 @@ UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?, ?, ?)
 UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?;
 
 -- complete: a batch of two attempts, one succeeded, one to retry: mysql
-SELECT d.id AS id, d.webhook_id AS webhookId,
+SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
                   (SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = d.webhook_id
      AND (h.failing_since IS NOT NULL OR h.failed_attempts > 0 OR h.breaker_failures > 0 OR h.breaker_open_until IS NOT NULL)) AS unhealthy
@@ -82,7 +82,7 @@ UPDATE deliveries SET state = CASE id WHEN ? THEN ? WHEN ? THEN ? END, attempts 
 INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?);
 
 -- complete: a batch of two attempts, one succeeded, one to retry: sqlite
-SELECT d.id AS id, d.webhook_id AS webhookId,
+SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
                   (SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = d.webhook_id
      AND (h.failing_since IS NOT NULL OR h.failed_attempts > 0 OR h.breaker_failures > 0 OR h.breaker_open_until IS NOT NULL)) AS unhealthy

@@ -4,6 +4,7 @@ import { version } from '../../../package.json';
 import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
+import { sendableHeaders } from '../../webhooks/custom-headers';
 import { customHeadersBinding, signingSecretBinding } from '../../webhooks/webhook.model';
 import { AttemptOutcome, eventPayloadBinding } from '../delivery.model';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
@@ -52,9 +53,11 @@ export class AttemptRunner {
       signature = webhookSignature(secrets, delivery.eventId, at, body);
       // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
       if (target.headers !== undefined) {
-        custom = Object.fromEntries(
-          JSON.parse(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name))) as [string, string][],
-        );
+        const stored = JSON.parse(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name))) as [
+          string,
+          string,
+        ][];
+        custom = Object.fromEntries(sendableHeaders(stored));
       }
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');

@@ -144,9 +144,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     if (!this.running || !this.bodies.room(bodyBytes)) return undefined;
     const now = Date.now();
     // What the scheduler says of its places and full lists, read at most once per HANDOFF_VIEW_MS: a busy ingest asks per event.
-    if (now - this.handoffView.at >= HANDOFF_VIEW_MS) {
-      this.handoffView = { at: now, open: this.scheduler.takesHandoffs, exclude: this.scheduler.notHandedOver(now) };
-    }
+    if (now - this.handoffView.at >= HANDOFF_VIEW_MS) this.handoffView = { at: now, ...this.scheduler.handoffs(now) };
     if (!this.handoffView.open) return undefined;
     return { token: this.token, leaseUntil: new Date(now + this.leaseMs), exclude: this.handoffView.exclude };
   }

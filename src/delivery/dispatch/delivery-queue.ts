@@ -120,7 +120,19 @@ const readDueDelivery = rowReader({
   bodyBytes: Column.nullable(Column.int),
 });
 const readBody = rowReader({ id: Column.text, organizationId: Column.int, payload: (value) => sealedFromJson(value) });
-const readHeld = rowReader({ id: Column.int, webhookId: Column.int, disabled: Column.positive, unhealthy: Column.positive });
+const readHeld = rowReader({
+  id: Column.int,
+  webhookId: Column.int,
+  attempts: Column.int,
+  disabled: Column.positive,
+  unhealthy: Column.positive,
+});
+
+/**
+ * The most attempt rows kept per delivery (docs/api.md 10.7): writing a newer one deletes the
+ * oldest beyond it, so that no replay or recovery can grow one delivery's log without bound.
+ */
+export const ATTEMPTS_KEPT = 1000;
 
 /**
  * One lane of one webhook: its due deliveries, oldest first, skipping those other claims hold,
@@ -273,7 +285,7 @@ export class DeliveryQueue {
     const held = (
       await tx.select(
         varying(
-          `SELECT d.id AS id, d.webhook_id AS webhookId,
+          `SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   ${WebhookSql.disabledOf('d.webhook_id')} AS disabled,
                   ${HealthSql.unhealthyOf('d.webhook_id')} AS unhealthy
              FROM deliveries d WHERE d.claim_token = ? AND d.state = 'pending' AND d.id IN (${placeholders(ids.length)})${tx.dialect.forUpdate}`,
@@ -292,7 +304,20 @@ export class DeliveryQueue {
           : c,
       );
     if (mine.length > 0) await this.write(tx, mine);
+    // Rows beyond the last ATTEMPTS_KEPT exist only where the delivery had had as many attempts.
+    for (const { id } of held.filter((row) => row.attempts + 1 > ATTEMPTS_KEPT)) await this.trimAttempts(tx, id);
     return { recorded, mine, unhealthy };
+  }
+
+  /** Deletes the delivery's attempt rows older than its newest ATTEMPTS_KEPT (a range of ix_delivery_attempts_delivery). */
+  private async trimAttempts(tx: Transaction, deliveryId: number): Promise<void> {
+    const [oldestKept] = await tx.select('SELECT id FROM delivery_attempts WHERE delivery_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?', [
+      deliveryId,
+      ATTEMPTS_KEPT - 1,
+    ]);
+    if (oldestKept !== undefined) {
+      await tx.execute('DELETE FROM delivery_attempts WHERE delivery_id = ? AND id < ?', [deliveryId, Column.int(oldestKept.id)]);
+    }
   }
 
   /**

@@ -37,7 +37,7 @@ import { PendingLimit } from './pending-limit';
     EventRetention,
     Outbox,
   ],
-  exports: [EventIngest, DispatchSignal, Outbox, EventsRepository],
+  exports: [EventIngest, DispatchSignal, Outbox, EventsRepository, PendingLimit],
 })
 export class EventsModule implements OnApplicationShutdown {
   constructor(private readonly ingestDatabase: IngestDatabase) {}

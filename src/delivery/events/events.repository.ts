@@ -321,10 +321,11 @@ export class EventsRepository {
 
   /**
    * The organizations' pending deliveries (docs/api.md 10.10's backpressure): one range of
-   * ix_deliveries_webhook_lane_due per webhook. An organization without any is not in the map.
+   * ix_deliveries_webhook_lane_due per webhook; in the caller's transaction when given one. An
+   * organization without any is not in the map.
    */
-  async countPending(organizationIds: readonly number[]): Promise<Map<number, number>> {
-    const rows = await this.db.select(
+  async countPending(organizationIds: readonly number[], tx?: Transaction): Promise<Map<number, number>> {
+    const rows = await (tx ?? this.db).select(
       varying(`SELECT ${WebhookSql.organization} AS organizationId, COUNT(*) AS count
                  FROM ${WebhookSql.withSource} JOIN deliveries d ON d.webhook_id = ${WebhookSql.id} AND d.state = 'pending'
                 WHERE ${WebhookSql.organization} IN (${placeholders(organizationIds.length)}) GROUP BY ${WebhookSql.organization}`),

@@ -115,4 +115,16 @@ describe('PendingLimit', () => {
     await expect(limit.check(1, 0)).rejects.toMatchObject({ code: 'queue full' });
     await expect(limit.check(2, 0)).resolves.toBeUndefined();
   });
+
+  it('checkRoom: lets through what takes the organization exactly to the limit, counting in the transaction given', async () => {
+    const { limit, countPending } = limitWith(10, [4]);
+    const tx = {} as never;
+    await expect(limit.checkRoom(tx, 1, 6)).resolves.toBeUndefined();
+    expect(countPending).toHaveBeenCalledWith([1], tx);
+  });
+
+  it('checkRoom: answers 429 queue full for what would take it one past the limit', async () => {
+    const { limit } = limitWith(10, [4]);
+    await expect(limit.checkRoom({} as never, 1, 7)).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
+  });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
+import type { Transaction } from '../../database/unit-of-work';
 import { Metrics } from '../../metrics/metrics';
 import { EventsRepository } from './events.repository';
 
@@ -83,6 +84,16 @@ export class PendingLimit {
     if (near.length === 0) return [];
     const deliveries = await deliveriesFor(near);
     return this.over(new Map(near.map((organizationId) => [organizationId, deliveries.get(organizationId) ?? 0])), now);
+  }
+
+  /**
+   * 429 queue full when `adding` pending deliveries would take the organization past the limit,
+   * counted afresh in the caller's transaction: a recovery (docs/api.md 10.14) may make any
+   * number pending at once, so an estimate will not do.
+   */
+  async checkRoom(tx: Transaction, organizationId: number, adding: number): Promise<void> {
+    const pending = (await this.events.countPending([organizationId], tx)).get(organizationId) ?? 0;
+    if (pending + adding > this.max) throw this.refusal();
   }
 
   /** The 429 of a request over the limit, `details` naming what it concerns; counted. */

@@ -125,10 +125,11 @@ export class DeliveryLogRepository {
     return row && readDelivery(row);
   }
 
-  async attempts(deliveryId: number): Promise<AttemptRow[]> {
+  /** The delivery's newest `limit` attempts, newest first (a range of ix_delivery_attempts_delivery read backwards). */
+  async attempts(deliveryId: number, limit: number): Promise<AttemptRow[]> {
     const rows = await this.db.select(
-      'SELECT at, duration_ms AS durationMs, status, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY id',
-      [deliveryId],
+      'SELECT at, duration_ms AS durationMs, status, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY id DESC LIMIT ?',
+      [deliveryId, limit],
     );
     return rows.map(readAttempt);
   }

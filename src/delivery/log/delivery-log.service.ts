@@ -7,6 +7,9 @@ import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 
+/** The attempts a delivery's detail shows (docs/api.md 10.7). */
+export const ATTEMPT_LOG_SHOWN = 100;
+
 /** One delivery as the log shows it (docs/api.md 10.7): never the receiver's answer, never an address. */
 function deliveryOf(row: DeliveryRow): DeliveryDto {
   return {
@@ -86,7 +89,9 @@ export class DeliveryLogService {
     const webhookId = await this.webhookId(organizationId, name);
     const row = await this.log.findOne(webhookId, id);
     if (row === undefined) throw Errors.notFound();
-    return { ...deliveryOf(row), attemptLog: (await this.log.attempts(id)).map(attemptOf) };
+    // The answer is bounded however long the log: the newest attempts, and how many there were in all.
+    const attemptLog = (await this.log.attempts(id, ATTEMPT_LOG_SHOWN)).map(attemptOf);
+    return { ...deliveryOf(row), attemptLog, attemptCount: row.attempts };
   }
 
   private async webhookId(organizationId: number, name: string): Promise<number> {

@@ -1,10 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { OPERATOR } from '../../common/actor';
+import { Errors } from '../../common/domain-error';
 import type { AuditTrail } from '../../audit/audit-trail';
 import type { AppConfig } from '../../config/app-config';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import type { DispatchSignal } from '../dispatch-signal';
+import type { PendingLimit } from '../events/pending-limit';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import type { KeyedRecovery, RecoveriesRepository } from './recoveries.repository';
 import { recoveryRequestHash } from './recovery-window';
@@ -14,8 +16,15 @@ const HOUR = 3600_000;
 const RETENTION_DAYS = 7;
 const ACTOR = OPERATOR;
 
-/** The service over fakes: the webhook enabled when looked up, `held` when its transaction locks it; `earlier` under any key. */
-function recoveryOf({ held = 'enabled', earlier }: { held?: 'enabled' | 'disabled' | 'gone'; earlier?: KeyedRecovery } = {}) {
+/**
+ * The service over fakes: the webhook enabled when looked up, `held` when its transaction locks
+ * it; `earlier` under any key; three failed deliveries in any window, and room for them unless `full`.
+ */
+function recoveryOf({
+  held = 'enabled',
+  earlier,
+  full = false,
+}: { held?: 'enabled' | 'disabled' | 'gone'; earlier?: KeyedRecovery; full?: boolean } = {}) {
   const webhooks = {
     findIdentity: vi.fn(async () => ({ id: 5, disabled: false })),
     lockShared: vi.fn(async () => held),
@@ -30,6 +39,12 @@ function recoveryOf({ held = 'enabled', earlier }: { held?: 'enabled' | 'disable
   const audit = { record: vi.fn(async () => undefined) };
   const wake = { wake: vi.fn() };
   const config = { delivery: { retentionDays: RETENTION_DAYS } };
+  const pending = {
+    checkRoom: vi.fn(async () => {
+      if (full) throw Errors.queueFull(30);
+    }),
+    added: vi.fn(),
+  };
   const service = new DeliveryRecoveryService(
     webhooks as unknown as WebhooksRepository,
     recoveries as unknown as RecoveriesRepository,
@@ -37,18 +52,17 @@ function recoveryOf({ held = 'enabled', earlier }: { held?: 'enabled' | 'disable
     audit as unknown as AuditTrail,
     wake as unknown as RecoveryWorker,
     wake as unknown as DispatchSignal,
+    pending as unknown as PendingLimit,
     config as unknown as AppConfig,
   );
-  return { service, recoveries, audit, webhooks };
+  return { service, recoveries, audit, webhooks, pending, tx };
 }
 
 describe('DeliveryRecoveryService.recover', () => {
   it('answers 409 disabled, recording nothing, for a webhook disabled by the time its transaction locks it', async () => {
     const { service, recoveries, audit } = recoveryOf({ held: 'disabled' });
-    await expect(service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) })).rejects.toMatchObject({
-      status: 409,
-      code: 'disabled',
-    });
+    const refused = service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) });
+    await expect(refused).rejects.toMatchObject({ status: 409, code: 'disabled', details: undefined });
     expect(recoveries.insert).not.toHaveBeenCalled();
     expect(audit.record).not.toHaveBeenCalled();
   });
@@ -82,5 +96,21 @@ describe('DeliveryRecoveryService.recover', () => {
     const { service, recoveries } = recoveryOf({ earlier: first });
     expect(await service.recover(3, ACTOR, 'w', { since }, 'key-1')).toEqual({ deliveries: 3 });
     expect(recoveries.insert).not.toHaveBeenCalled();
+  });
+
+  it("checks the organization's room for the deliveries it counted, in its own transaction, and counts them as added", async () => {
+    const { service, pending, tx } = recoveryOf();
+    expect(await service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) })).toEqual({ deliveries: 3 });
+    expect(pending.checkRoom).toHaveBeenCalledWith(tx, 3, 3);
+    expect(pending.added).toHaveBeenCalledWith(3, 3);
+  });
+
+  it('answers 429 queue full past the pending limit, before its first batch and its audit entry', async () => {
+    const { service, recoveries, audit, pending } = recoveryOf({ full: true });
+    const refused = service.recover(3, ACTOR, 'w', { since: new Date(Date.now() - HOUR) });
+    await expect(refused).rejects.toMatchObject({ status: 429, code: 'queue full', retryAfterSeconds: 30 });
+    expect(recoveries.batch).not.toHaveBeenCalled();
+    expect(audit.record).not.toHaveBeenCalled();
+    expect(pending.added).not.toHaveBeenCalled();
   });
 });

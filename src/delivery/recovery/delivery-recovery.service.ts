@@ -8,6 +8,7 @@ import { UnitOfWork } from '../../database/unit-of-work';
 import { WebhooksRepository } from '../../webhooks/webhooks.repository';
 import { DispatchSignal } from '../dispatch-signal';
 import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
+import { PendingLimit } from '../events/pending-limit';
 import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
 import { BatchOutcome, KeyedRecovery, RECOVERY_TRANSACTION, RecoveriesRepository } from './recoveries.repository';
 import { RecoveryRequest, recoveryRequestHash, RecoveryWindow, recoveryWindowOf } from './recovery-window';
@@ -37,6 +38,7 @@ export class DeliveryRecoveryService {
     private readonly audit: AuditTrail,
     private readonly worker: RecoveryWorker,
     private readonly dispatch: DispatchSignal,
+    private readonly pending: PendingLimit,
     config: AppConfig,
   ) {
     this.retentionDays = config.delivery.retentionDays;
@@ -44,7 +46,8 @@ export class DeliveryRecoveryService {
 
   /**
    * 400 a window out of bounds, 404 no such webhook, then the replay of an idempotency key, then
-   * 409 a disabled webhook; a replay is answered as the first call was also once its `since` has
+   * 409 a disabled webhook, then 429 when the deliveries it would make pending take the
+   * organization past DELIVERY_PENDING_PER_ORG_MAX; a replay is answered as the first call was also once its `since` has
    * left the retention. The audit entry is the actor's (a user's; the operator's, from the CLI, is
    * in the operator's trail too).
    */
@@ -83,6 +86,8 @@ export class DeliveryRecoveryService {
             window,
             requestedAt,
           });
+          // Past the organization's pending limit: 429, and the rollback records nothing.
+          await this.pending.checkRoom(tx, organizationId, deliveries);
           const first = await this.recoveries.batch(tx, { id, webhookId: webhook.id, window, after: undefined }, requestedAt, null);
           await this.audit.record(
             tx,
@@ -104,6 +109,7 @@ export class DeliveryRecoveryService {
       if (winner === undefined) throw Errors.unavailable();
       return replay(winner, requestHash);
     }
+    this.pending.added(organizationId, outcome.deliveries);
     if (outcome.recovered > 0) this.dispatch.wake();
     if (outcome.state === 'more') this.worker.wake();
     return { deliveries: outcome.deliveries };

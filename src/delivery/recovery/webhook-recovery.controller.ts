@@ -47,7 +47,7 @@ export class WebhookRecoveryController {
     409: ['disabled', 'idempotency conflict'],
     413: ['payload too large'],
     415: ['unsupported media type'],
-    429: ['rate limited'],
+    429: ['rate limited', 'queue full'],
   })
   recoverDeliveries(@Caller() caller: SessionCaller, @RequestInput(RecoverRequestPipe) { name, request, idempotencyKey }: RecoverInput) {
     return this.recovery.recover(caller.organizationId, actorOf(caller), name, request, idempotencyKey);

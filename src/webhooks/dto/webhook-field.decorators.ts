@@ -131,7 +131,8 @@ export const HeadersField = ({ nullable = false } = {}) =>
       description:
         'Headers sent with every attempt beside the signed ones (a receiver API key, for example): stored encrypted, never shown again ' +
         '(reads mask every value). Not covered by the signature. Refused names: host, content-length, content-type, ' +
-        'transfer-encoding, connection, keep-alive, te, trailer, upgrade, expect, user-agent, proxy-*, webhook-*; ' +
+        'transfer-encoding, connection, keep-alive, te, trailer, upgrade, expect, user-agent, cookie, forwarded, x-real-ip, ' +
+        'x-http-method-override, x-method-override, traceparent, tracestate, baggage, x-forwarded-*, proxy-*, webhook-*; ' +
         `at most ${MAX_HEADERS} headers and ${MAX_HEADER_BYTES} characters of values together` +
         (nullable
           ? ' in the set the patch leaves. Merged: a null member removes that header (names match case-insensitively), null removes them all'

@@ -166,9 +166,56 @@ describe('DispatchScheduler: holding', () => {
   });
 
   it('takes no hand-offs once its places are all promised', () => {
+    const sut = scheduler({ concurrency: 4 });
+    for (let webhook = 1; webhook <= 2; webhook++) sut.offer(many(2, webhook, webhook), NOW);
+    expect(sut.handoffs(NOW).open).toBe(false);
+  });
+
+  it("takes a light organization's hand-offs once only the reserve is free, leaving the heavy organizations' in the queue", () => {
     const sut = scheduler({ concurrency: 8 });
     for (let webhook = 1; webhook <= 4; webhook++) sut.offer(many(2, webhook, webhook), NOW);
-    expect(sut.takesHandoffs).toBe(false);
+    expect(sut.handoffs(NOW)).toEqual({ open: true, exclude: [1, 2, 3, 4] });
+  });
+});
+
+/**
+ * A name server that stopped answering, at a small DELIVERY_CONCURRENCY (issue 31: 8): one
+ * organization's 20 webhooks hold every place they may with attempts waiting for the resolver,
+ * and have more claimed and waiting.
+ */
+function stalledBeside(concurrency: number) {
+  const sut = scheduler({ concurrency });
+  for (let webhook = 1; webhook <= 20; webhook++) sut.offer(many(INITIAL_LIMIT, webhook, 1), NOW);
+  const stalled = sut.nextStarts(NOW).start;
+  return { sut, stalled };
+}
+
+describe('DispatchScheduler: isolation at any DELIVERY_CONCURRENCY', () => {
+  it.each([8, 16, 256])('at %i, claims the delivery of a light organization beside a stalled one', (concurrency) => {
+    const { sut, stalled } = stalledBeside(concurrency);
+    expect(stalled.length).toBe(Math.min(concurrency - Math.floor(concurrency / 8), 20 * INITIAL_LIMIT));
+    sut.setDue([due(99, 2)], NOW);
+    expect(sut.claimPlan(NOW)).toEqual([expect.objectContaining({ webhookId: 99, fresh: expect.any(Number) })]);
+    expect(sut.claimPlan(NOW)[0].fresh).toBeGreaterThanOrEqual(1);
+  });
+
+  it("at 8, hands over a light organization's event beside a stalled one, and none of the stalled one's", () => {
+    const { sut } = stalledBeside(8);
+    const { open, exclude } = sut.handoffs(NOW);
+    expect(open).toBe(true);
+    expect(exclude).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it("at 8, starts the light organization's delivery at once, and nothing more of the stalled one's", () => {
+    const { sut } = stalledBeside(8);
+    sut.offer([work(99, 2)], NOW);
+    expect(sut.nextStarts(NOW).start.map((w) => w.webhookId)).toEqual([99]);
+  });
+
+  it('at 8, asks nothing more for the stalled organization while only the reserve is free', () => {
+    const { sut } = stalledBeside(8);
+    sut.setDue([due(21, 1)], NOW);
+    expect(sut.claimPlan(NOW)).toEqual([]);
   });
 });
 

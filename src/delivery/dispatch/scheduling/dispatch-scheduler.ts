@@ -162,29 +162,55 @@ export class DispatchScheduler<T extends Work> {
     return n;
   }
 
-  /** Whether ingest may hand this instance the deliveries of a new event: it has places for them soon. */
-  get takesHandoffs(): boolean {
-    return this.committed < this.config.concurrency;
+  /**
+   * Whether ingest may hand this instance the deliveries of new events (`open`: it has places
+   * for them soon), and the webhooks whose deliveries it leaves in the queue: those whose lists
+   * are full or whose breaker is not closed, and, once only the reserve is free, those of the
+   * organizations that cannot start in it. So a light organization's event is handed over
+   * whatever a heavy one holds.
+   */
+  handoffs(now: number): { readonly open: boolean; readonly exclude: number[] } {
+    const free = this.free();
+    const exclude = [...this.webhooks.values()].filter(
+      (w) =>
+        w.inFlight + w.waiting >= w.depth ||
+        breakerStateAt(w.breakerOpenUntil, now) !== 'closed' ||
+        (free <= this.shareReserve && this.isHeavy(w.organizationId)),
+    );
+    return { open: free > 0, exclude: exclude.map((w) => w.webhookId) };
   }
 
   /**
-   * Places taken or about to be: the attempts in flight, and the deliveries waiting that their
-   * webhook's limit lets start now. Those waiting beyond it hold no place: a slow webhook's
-   * list keeps nobody else from being claimed.
+   * The places a light organization may still take: DELIVERY_CONCURRENCY less those taken or
+   * about to be (the attempts in flight, and the deliveries waiting that their webhook's limit
+   * lets start now; those waiting beyond it hold no place, so a slow webhook's list keeps nobody
+   * else from being claimed). The heavy organizations can never start in the reserve (`pick`),
+   * so what they hold counts as all but the reserve at most: however much a flood, a slow
+   * receiver or a name server that stopped answering holds, at any DELIVERY_CONCURRENCY, a light
+   * organization finds the reserve free for its claims and its hand-offs. A heavy organization
+   * may take a place only while more than the reserve is free.
    */
-  private get committed(): number {
-    let committed = this.activeCount;
+  private free(): number {
+    let heavy = 0;
+    let light = 0;
+    const heavyOrganizations = new Map<number, boolean>();
+    const add = (organizationId: number, places: number) => {
+      let isHeavy = heavyOrganizations.get(organizationId);
+      if (isHeavy === undefined) heavyOrganizations.set(organizationId, (isHeavy = this.isHeavy(organizationId)));
+      if (isHeavy) heavy += places;
+      else light += places;
+    };
+    for (const [organizationId, active] of this.activeOf) add(organizationId, active);
     for (const webhook of this.webhooks.values()) {
-      if (webhook.waiting > 0) committed += Math.min(webhook.waiting, Math.max(0, webhook.limit.current - webhook.inFlight));
+      if (webhook.waiting > 0)
+        add(webhook.organizationId, Math.min(webhook.waiting, Math.max(0, webhook.limit.current - webhook.inFlight)));
     }
-    return committed;
+    return this.config.concurrency - Math.min(heavy, this.config.concurrency - this.shareReserve) - light;
   }
 
-  /** The webhooks whose lists are full or whose breaker is not closed: ingest leaves their deliveries in the queue. */
-  notHandedOver(now: number): number[] {
-    return [...this.webhooks.values()]
-      .filter((w) => w.inFlight + w.waiting >= w.depth || breakerStateAt(w.breakerOpenUntil, now) !== 'closed')
-      .map((w) => w.webhookId);
+  /** An organization with the reserve's worth or more in flight and waiting: it may not take the reserve's places. */
+  private isHeavy(organizationId: number): boolean {
+    return this.loadOf(organizationId) >= this.shareReserve;
   }
 
   breakerOf(webhookId: number, now: number): BreakerState {
@@ -216,7 +242,7 @@ export class DispatchScheduler<T extends Work> {
    * the quarter kept for first attempts is free.
    */
   claimPlan(now: number): ClaimAsk[] {
-    let free = this.config.concurrency - this.committed;
+    let free = this.free();
     const due = [...this.webhooks.values()].filter((w) => w.due !== undefined).sort((a, b) => dueAt(a) - dueAt(b));
     if (free <= 0 || due.length === 0) return [];
     const turns = new Map<number, { webhooks: WebhookState<T>[]; next: number; claimed: number }>();

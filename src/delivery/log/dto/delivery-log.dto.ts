@@ -67,8 +67,14 @@ export class DeliveryPageDto {
 }
 
 export class DeliveryDetailDto extends DeliveryDto {
-  @ApiProperty({ type: [AttemptDto] })
+  @ApiProperty({ type: [AttemptDto], maxItems: 100, description: 'The newest 100 attempts, newest first' })
   attemptLog: AttemptDto[];
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Every attempt the delivery has had (as `attempts`): more than attemptLog shows past 100; at most 1 000 are kept',
+  })
+  attemptCount: number;
 }
 
 export class RetriedDeliveryDto {
