@@ -131,6 +131,17 @@ describe('EventIngest.acceptBatch', () => {
     ]);
   });
 
+  it('takes a key older than 24 h as new, freeing it only when the new events are written (not on a 429)', async () => {
+    const expired = { ...earlierOf({ ...batch[0], data: { other: true } }, 'evt_old'), createdAt: new Date(Date.now() - 25 * 3600 * 1000) };
+    const full = ingestWith({ earlier: [expired], pending: MAX_PENDING });
+    expect((await rejectionOf(full.sut.acceptBatch([batch[0]]))).status).toBe(429);
+    expect(full.events.forgetIdempotencyKeys).not.toHaveBeenCalled();
+    const { sut, events } = ingestWith({ earlier: [expired] });
+    expect((await sut.acceptBatch([batch[0]])).events[0].id).not.toBe('evt_old');
+    expect(events.forgetIdempotencyKeys).toHaveBeenCalledExactlyOnceWith(['evt_old']);
+    expect(events.forgetIdempotencyKeys.mock.invocationCallOrder[0]).toBeLessThan(events.insert.mock.invocationCallOrder[0]);
+  });
+
   it('answers an event whose key another request took meanwhile (a race) as that request did, and writes the others again', async () => {
     const { sut, events } = ingestWith();
     const sent = [event(2, 'k-2'), event(3)];

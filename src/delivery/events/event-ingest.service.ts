@@ -87,37 +87,15 @@ export class EventIngest {
         ...eachEvent(batch, ({ organization }) => missing.includes(organization) && `organization: no organization ${organization}`),
       );
     }
-    let answers = await this.replays(batch, hashes, earlier);
+    let { answers, expired } = replays(batch, hashes, earlier);
     await this.checkPending(batch, answers);
     for (let writes = 1; ; writes++) {
+      if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
       const written = await this.writeNew(batch, hashes, answers);
       if (written !== 'duplicate') return { events: written };
       if (writes === BATCH_WRITES) throw Errors.unavailable();
-      answers = await this.replays(batch, hashes, await lookUpKeys());
+      ({ answers, expired } = replays(batch, hashes, await lookUpKeys()));
     }
-  }
-
-  /**
-   * Each event's answer when its key was used before (undefined: a new event). 409 naming each
-   * event whose key names another request's event; expired keys are freed for the new events.
-   */
-  private async replays(
-    batch: readonly BatchEvent[],
-    hashes: readonly string[],
-    earlier: readonly (KeyedEvent & IdempotencyKeyOf)[],
-  ): Promise<(AcceptedEventDto | undefined)[]> {
-    const found = batch.map(({ organization, idempotencyKey }) =>
-      earlier.find((keyed) => keyed.organizationId === organization && keyed.idempotencyKey === idempotencyKey),
-    );
-    const kept = found.map((keyed) => (keyed !== undefined && live(keyed) ? keyed : undefined));
-    const conflicts = eachEvent(
-      batch,
-      (_, i) => kept[i] !== undefined && kept[i].requestHash !== hashes[i] && 'idempotencyKey: used before with another event',
-    );
-    if (conflicts.length > 0) throw Errors.idempotencyConflict(...conflicts);
-    const expired = found.flatMap((keyed, i) => (keyed !== undefined && kept[i] === undefined ? [keyed.id] : []));
-    if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
-    return kept.map((keyed, i) => keyed && replay(keyed, hashes[i]));
   }
 
   /** 429 queue full, naming the new events of each organization they would take over its pending limit. */
@@ -185,6 +163,31 @@ export class EventIngest {
     };
     this.dispatch.accepted(handed, inserted.deliveries, handoff, inserted.handed);
   }
+}
+
+/**
+ * Each event of a batch's answer when its key was used before (undefined: a new event), and the
+ * events under expired keys, to be freed before the new events are written. 409 naming each
+ * event whose key names another request's event.
+ */
+function replays(
+  batch: readonly BatchEvent[],
+  hashes: readonly string[],
+  earlier: readonly (KeyedEvent & IdempotencyKeyOf)[],
+): { answers: (AcceptedEventDto | undefined)[]; expired: string[] } {
+  const found = batch.map(({ organization, idempotencyKey }) =>
+    earlier.find((keyed) => keyed.organizationId === organization && keyed.idempotencyKey === idempotencyKey),
+  );
+  const kept = found.map((keyed) => (keyed !== undefined && live(keyed) ? keyed : undefined));
+  const conflicts = eachEvent(
+    batch,
+    (_, i) => kept[i] !== undefined && kept[i].requestHash !== hashes[i] && 'idempotencyKey: used before with another event',
+  );
+  if (conflicts.length > 0) throw Errors.idempotencyConflict(...conflicts);
+  return {
+    answers: kept.map((keyed, i) => keyed && replay(keyed, hashes[i])),
+    expired: found.flatMap((keyed, i) => (keyed !== undefined && kept[i] === undefined ? [keyed.id] : [])),
+  };
 }
 
 /** A key still within its window; an older one is freed for the new event. */
