@@ -5,6 +5,12 @@
 // (its module, which wires its parts, and its model, which they share) are the ground its parts
 // stand on, not a part. Run by `npm run lint`. Type-only imports count: they tie the folders'
 // meanings together just the same. Specs are outside the graph (test helpers live in test/).
+//
+// Over the same graph, one rule of direction (issue 31): a file imports the repositories of its
+// own top-level folder only. Another feature's data is reached through the port its module
+// exports (WebhookAccess, IdentityAccess: an abstract class as the DI token), or the SQL
+// fragments its owner lends (check-table-owners.mjs), never through its repository, whose
+// methods are its owner's to change.
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import madge from 'madge';
@@ -73,9 +79,14 @@ function collapse(unitOf) {
   return { edges, witness };
 }
 
+const topFolder = (file) => (file.includes('/') ? file.split('/')[0] : '(src)');
 const problems = [];
 for (const cycle of result.circular()) problems.push(`files: ${[...cycle, cycle[0]].join(' -> ')}`);
-const topFolder = (file) => (file.includes('/') ? file.split('/')[0] : '(src)');
+for (const [from, tos] of Object.entries(graph)) {
+  for (const to of tos.filter((to) => to.endsWith('.repository.ts') && topFolder(to) !== topFolder(from))) {
+    problems.push(`repositories: ${from} imports ${to} (use the port ${topFolder(to)}/ exports)`);
+  }
+}
 const levels = {
   folders: topFolder,
   // One feature's parts against each other; imports between features are the level above's.
@@ -93,7 +104,7 @@ for (const [level, unitOf] of Object.entries(levels)) {
 }
 if (problems.length > 0) {
   process.stderr.write(
-    `Import cycles in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
+    `Import cycles, or another folder's repository imported, in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
   );
   process.exit(1);
 }

@@ -4,9 +4,8 @@ import { requestWith } from '../../test/support/unit/request-with';
 import { describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
 import type { Role } from '../identity/entities/member.entity';
-import type { IdentityRepository, SessionGrant } from '../identity/identity.repository';
+import type { IdentityAccess, SessionGrant } from '../identity/identity-access';
 import type { LivePlatformKey } from '../identity/platform-key.model';
-import type { PlatformKeysRepository } from '../identity/platform-keys.repository';
 import { Authenticator } from './authenticator';
 import type { PlatformKeyUses } from './platform-key-uses';
 
@@ -16,18 +15,14 @@ const SESSION = { cookie: `theme=dark; __Secure-auth.session_token=${TOKEN}` };
 const WRITERS: readonly Role[] = ['owner', 'admin'];
 
 function authenticatorWith(grants: SessionGrant[] = [], walletUser?: number, platformKey?: LivePlatformKey) {
-  const repository = {
+  const identities = {
     findSessionGrants: vi.fn(async (_hash: string) => grants),
     findAccessTokenUser: vi.fn(async (_hash: string, _kind: string) => walletUser),
+    findLivePlatformKey: vi.fn(async (_hash: string) => platformKey),
   };
-  const platformKeys = { findLive: vi.fn(async (_hash: string) => platformKey) };
   const uses = { note: vi.fn((_id: number, _lastUsedAt: Date | null) => undefined) };
-  const authenticator = new Authenticator(
-    repository as unknown as IdentityRepository,
-    platformKeys as unknown as PlatformKeysRepository,
-    uses as unknown as PlatformKeyUses,
-  );
-  return { repository, platformKeys, uses, authenticator };
+  const authenticator = new Authenticator(identities as unknown as IdentityAccess, uses as unknown as PlatformKeyUses);
+  return { identities, uses, authenticator };
 }
 
 const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized' } };
@@ -41,11 +36,11 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
     ['a malformed session token', { cookie: `__Secure-auth.session_token=${TOKEN.slice(1)}` }],
     ['a similarly named cookie', { cookie: `__Secure-auth.session_token2=${TOKEN}` }],
     ['only a bearer token', { authorization: `Bearer ${TOKEN}` }],
-  ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
-    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }]);
+  ])('answers 401 unauthorized without looking anything up for %s', async (_, headers) => {
+    const { authenticator, identities } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }]);
     expect(await rejectionOf(authenticator.session(headers, WRITERS))).toEqual(UNAUTHORIZED);
-    expect(repository.findSessionGrants).not.toHaveBeenCalled();
-    expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
+    expect(identities.findSessionGrants).not.toHaveBeenCalled();
+    expect(identities.findAccessTokenUser).not.toHaveBeenCalled();
   });
 
   it('answers 401 unauthorized when no live session has the token (no grant rows)', async () => {
@@ -106,16 +101,16 @@ describe('Authenticator.session (docs/api.md 4, webhook operations)', () => {
     });
   });
 
-  it('gives the repository the SHA-256 hash of the token, never the token', async () => {
-    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
+  it('looks up the SHA-256 hash of the token, never the token', async () => {
+    const { authenticator, identities } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
     await authenticator.session(SESSION, WRITERS);
-    expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
+    expect(identities.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
   });
 
-  it('gives the repository the hash of an unquoted token when the cookie value is quoted', async () => {
-    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
+  it('looks up the hash of an unquoted token when the cookie value is quoted', async () => {
+    const { authenticator, identities } = authenticatorWith([{ userId: 5, organizationId: 7, role: 'owner' }]);
     await authenticator.session({ cookie: `__Secure-auth.session_token="${TOKEN}"` }, WRITERS);
-    expect(repository.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
+    expect(identities.findSessionGrants.mock.calls).toEqual([[TOKEN_HASH]]);
   });
 });
 
@@ -129,11 +124,11 @@ describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () 
     });
   });
 
-  it('asks the repository for a wallet_extension token by its hash, never the token', async () => {
-    const { authenticator, repository } = authenticatorWith([], 42);
+  it('looks up a wallet_extension token by its hash, never the token', async () => {
+    const { authenticator, identities } = authenticatorWith([], 42);
     await authenticator.walletExtension(requestWith({ authorization: `bearer ${TOKEN}` }));
-    expect(repository.findAccessTokenUser.mock.calls).toEqual([[TOKEN_HASH, 'wallet_extension']]);
-    expect(repository.findSessionGrants).not.toHaveBeenCalled();
+    expect(identities.findAccessTokenUser.mock.calls).toEqual([[TOKEN_HASH, 'wallet_extension']]);
+    expect(identities.findSessionGrants).not.toHaveBeenCalled();
   });
 
   it('answers 401 unauthorized for an unknown token', async () => {
@@ -149,11 +144,11 @@ describe('Authenticator.walletExtension (docs/api.md 4, card provisioning)', () 
     ['no headers', {}],
     ['another scheme', { authorization: `Basic ${TOKEN}` }],
     ['an extra segment', { authorization: `Bearer ${TOKEN} x` }],
-  ])('answers 401 unauthorized without asking the repository for %s', async (_, headers) => {
-    const { authenticator, repository } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }], 42);
+  ])('answers 401 unauthorized without looking anything up for %s', async (_, headers) => {
+    const { authenticator, identities } = authenticatorWith([{ userId: 5, organizationId: 1, role: 'owner' }], 42);
     expect(await rejectionOf(authenticator.walletExtension(requestWith(headers)))).toEqual(UNAUTHORIZED);
-    expect(repository.findAccessTokenUser).not.toHaveBeenCalled();
-    expect(repository.findSessionGrants).not.toHaveBeenCalled();
+    expect(identities.findAccessTokenUser).not.toHaveBeenCalled();
+    expect(identities.findSessionGrants).not.toHaveBeenCalled();
   });
 });
 
@@ -176,9 +171,9 @@ describe('Authenticator.platform (docs/api.md 10.1)', () => {
   });
 
   it('asks for a live key by the hash of the token, and notes its use with the stored last use', async () => {
-    const { authenticator, platformKeys, uses } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: LAST_USED });
+    const { authenticator, identities, uses } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: LAST_USED });
     await authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}` }));
-    expect(platformKeys.findLive.mock.calls).toEqual([[TOKEN_HASH]]);
+    expect(identities.findLivePlatformKey.mock.calls).toEqual([[TOKEN_HASH]]);
     expect(uses.note.mock.calls).toEqual([[3, LAST_USED]]);
   });
 
@@ -189,10 +184,10 @@ describe('Authenticator.platform (docs/api.md 10.1)', () => {
   });
 
   it('answers 401 unauthorized without a lookup for a cookie beside the bearer', async () => {
-    const { authenticator, platformKeys } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: null });
+    const { authenticator, identities } = authenticatorWith([], undefined, { id: 3, organizations: null, lastUsedAt: null });
     expect(await rejectionOf(authenticator.platform(requestWith({ authorization: `Bearer ${TOKEN}`, cookie: 'a=b' })))).toEqual(
       UNAUTHORIZED,
     );
-    expect(platformKeys.findLive).not.toHaveBeenCalled();
+    expect(identities.findLivePlatformKey).not.toHaveBeenCalled();
   });
 });

@@ -3,8 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { hashToken } from '../crypto/opaque-token';
 import { Errors } from '../common/domain-error';
 import type { Role } from '../identity/entities/member.entity';
-import { IdentityRepository } from '../identity/identity.repository';
-import { PlatformKeysRepository } from '../identity/platform-keys.repository';
+import { IdentityAccess } from '../identity/identity-access';
 import type { PlatformCaller, SessionCaller, WalletCaller } from '../identity/caller';
 import { CredentialSource, sessionTokenOf, bearerTokenOf } from './credentials';
 import { PlatformKeyUses } from './platform-key-uses';
@@ -13,8 +12,7 @@ import { PlatformKeyUses } from './platform-key-uses';
 @Injectable()
 export class Authenticator {
   constructor(
-    private readonly identities: IdentityRepository,
-    private readonly platformKeys: PlatformKeysRepository,
+    private readonly identities: IdentityAccess,
     private readonly platformKeyUses: PlatformKeyUses,
   ) {}
 
@@ -49,7 +47,7 @@ export class Authenticator {
     const token = bearerTokenOf(request);
     if (token === undefined) throw Errors.unauthorized();
     const tokenKey = hashToken(token);
-    const key = await this.platformKeys.findLive(tokenKey);
+    const key = await this.identities.findLivePlatformKey(tokenKey);
     if (key === undefined) throw Errors.unauthorized();
     this.platformKeyUses.note(key.id, key.lastUsedAt);
     return { kind: 'platform', tokenKey, keyId: key.id, organizations: key.organizations };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { PlatformKeysRepository } from '../identity/platform-keys.repository';
+import { IdentityAccess } from '../identity/identity-access';
 import { PINO } from '../logging/pino.provider';
 
 /** How stale a key's stored last use may grow before a use writes it again. */
@@ -46,15 +46,15 @@ export class PlatformKeyUses {
   private readonly throttle = new LastUseThrottle();
 
   constructor(
-    private readonly keys: PlatformKeysRepository,
+    private readonly identities: IdentityAccess,
     @Inject(PINO) private readonly logger: Logger,
   ) {}
 
   note(keyId: number, storedLastUsedAt: Date | null): void {
     const now = new Date();
     if (!this.throttle.shouldWrite(keyId, storedLastUsedAt, now.getTime())) return;
-    this.keys
-      .recordUse(keyId, now)
+    this.identities
+      .recordPlatformKeyUse(keyId, now)
       .catch((error: unknown) => this.logger.warn({ err: error, keyId }, 'the last use of a platform key was not recorded'));
   }
 }

@@ -3,7 +3,8 @@ import type { Database } from '../database/database';
 import { MYSQL_DIALECT, sqlTimestamp, SQLITE_DIALECT, type SqlDialect } from '../database/sql-dialect';
 import { type Row, type ScriptStatement, type Sql, textOf } from '../database/sql-executor';
 import type { Transaction } from '../database/unit-of-work';
-import { type Completion, DeliveryQueue, SCAN, STATS } from './dispatch/delivery-queue';
+import { DeliveryQueue, SCAN, STATS } from './dispatch/delivery-queue';
+import { type Completion, DeliveryTransitions } from './dispatch/delivery-transitions';
 import { EndpointHealthRepository } from './dispatch/endpoint-health.repository';
 import { EventsRepository, fanOutSql, type NewEvent } from './events/events.repository';
 import { pageSql, type PageShape } from './log/delivery-log.repository';
@@ -84,12 +85,21 @@ const event: NewEvent = {
 const handoff = { token: 'token', leaseUntil: new Date(NOW + 45_000), exclude: [] };
 
 describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
-  it('DeliveryQueue: the scan, a claim over lanes, a completion, the queue stats', async () => {
+  /** The queue and its transitions on one recording database, as DispatchModule wires them. */
+  const queueOn = (db: Database) => {
+    const transitions = new DeliveryTransitions(db);
+    return { queue: new DeliveryQueue(db, new EndpointHealthRepository(), transitions), transitions };
+  };
+
+  it('DeliveryQueue and DeliveryTransitions: the scan, a claim over lanes, a completion, the queue stats', async () => {
     await matchFile('delivery-queue.sql', [
       section('scan (SCAN): every enabled webhook with a due delivery, each lane one index seek', () => [SCAN]),
       section('claim: webhook 7 in both lanes; webhook 9 rate limited, its first attempts, its breaker probed', async (dialect) => {
-        const { db, tx, sent } = recording(dialect, [[{ next: null }], [dueRow(11, 7, 0), dueRow(12, 7, 1), dueRow(13, 9, 0)]]);
-        const queue = new DeliveryQueue(db, new EndpointHealthRepository());
+        const { db, tx, sent } = recording(dialect, [
+          [{ rateNextAt: null, breakerOpenUntil: sqlTimestamp(new Date(NOW - 1)) }],
+          [dueRow(11, 7, 0), dueRow(12, 7, 1), dueRow(13, 9, 0)],
+        ]);
+        const { queue } = queueOn(db);
         const asks = [
           { webhookId: 7, fresh: 2, retries: 1 },
           { webhookId: 9, fresh: 1, retries: 0, rateLimit: 10, probe: true },
@@ -97,7 +107,12 @@ describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
         await queue.claim(tx, asks, NOW, 45_000, 'token', (candidates) => candidates);
         return sent;
       }),
-      section('complete: a batch of two attempts, one succeeded, one to retry', async (dialect) => {
+      section('claim: webhook 4 ordered, its head and its test pings', async (dialect) => {
+        const { db, tx, sent } = recording(dialect, [[{ rateNextAt: null, breakerOpenUntil: null }], [], [{ id: 14 }], [dueRow(14, 4, 0)]]);
+        await queueOn(db).queue.claim(tx, [{ webhookId: 4, fresh: 1, retries: 0, ordered: true }], NOW, 45_000, 'token', (c) => c);
+        return sent;
+      }),
+      section('record: a batch of two attempts, one succeeded, one to retry', async (dialect) => {
         const at = new Date(NOW);
         const completions: Completion[] = [
           { id: 11, webhookId: 7, record: { state: 'succeeded', nextAttemptAt: null, at, durationMs: 120, status: 200, error: null } },
@@ -107,19 +122,19 @@ describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
             record: { state: 'pending', nextAttemptAt: new Date(NOW + 5000), at, durationMs: 15_000, status: null, error: 'timeout' },
           },
         ];
-        const held = completions.map(({ id, webhookId }) => ({ id, webhookId, disabled: 0, unhealthy: 0 }));
+        const held = completions.map(({ id, webhookId }) => ({ id, webhookId, attempts: 1, disabled: 0, unhealthy: 0 }));
         const { db, tx, sent } = recording(dialect, [held]);
-        await new DeliveryQueue(db, new EndpointHealthRepository()).complete(tx, completions, 'token');
+        await queueOn(db).transitions.record(tx, completions, 'token');
         return sent;
       }),
       section('release: three claims given back (those of a webhook disabled meanwhile failed)', async (dialect) => {
         const { db, sent } = recording(dialect);
-        await new DeliveryQueue(db, new EndpointHealthRepository()).release([11, 12, 13], 'token', NOW);
+        await queueOn(db).transitions.release([11, 12, 13], 'token', NOW);
         return sent;
       }),
-      section('fail pending of disabled: what the scan found left by dead claimers on two disabled webhooks', async (dialect) => {
+      section('fail left pending: what the scan found left by dead claimers on two disabled webhooks', async (dialect) => {
         const { db, sent } = recording(dialect);
-        await new DeliveryQueue(db, new EndpointHealthRepository()).failPendingOfDisabled([7, 9], NOW);
+        await queueOn(db).transitions.failLeftPending([7, 9], NOW);
         return sent;
       }),
       section('stats (STATS): the depth, the oldest due delivery, the open breakers', () => [STATS]),

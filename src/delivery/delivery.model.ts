@@ -19,17 +19,6 @@ export type AttemptError =
   | 'internal error'
   | `http ${number}`;
 
-/** What one attempt came to. */
-export interface AttemptOutcome {
-  readonly ok: boolean;
-  /** The receiver's HTTP status, when it answered. */
-  readonly status: number | null;
-  readonly error: AttemptError | null;
-  readonly durationMs: number;
-  /** A 429's or 503's Retry-After, in seconds. */
-  readonly retryAfterSeconds?: number;
-}
-
 /** Event ids as the API shows them: `evt_` and 128 random bits. */
 export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_-]{22}$/;
 

@@ -8,6 +8,8 @@ import { PlatformKeyOrganizationEntity } from './entities/platform-key-organizat
 import { PlatformKeyEntity } from './entities/platform-key.entity';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
+import { IdentityAccess } from './identity-access';
+import { IdentityAccessService } from './identity-access.service';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService } from './identity.service';
 import { OperatorAuditRepository } from './operator-audit.repository';
@@ -26,7 +28,14 @@ import { PlatformKeysRepository } from './platform-keys.repository';
       OperatorAuditEntryEntity,
     ]),
   ],
-  providers: [IdentityRepository, PlatformKeysRepository, OperatorAuditRepository, IdentityService],
-  exports: [IdentityRepository, PlatformKeysRepository, IdentityService],
+  providers: [
+    IdentityRepository,
+    PlatformKeysRepository,
+    OperatorAuditRepository,
+    IdentityService,
+    { provide: IdentityAccess, useClass: IdentityAccessService },
+  ],
+  // Authentication reads through IdentityAccess; the rest of the app and the CLI call IdentityService.
+  exports: [IdentityAccess, IdentityService],
 })
 export class IdentityModule {}

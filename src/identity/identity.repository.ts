@@ -6,15 +6,9 @@ import { sqlTimestamp } from '../database/sql-dialect';
 import { placeholders, varying } from '../database/sql-executor';
 import { AccessTokenKind } from './entities/access-token.entity';
 import { Role } from './entities/member.entity';
+import type { SessionGrant } from './identity-access';
 
 // The Database executor: every authenticated request starts with a lookup here (the measured hot path).
-
-/** One membership a live session may act through (organization null: none matched). */
-export interface SessionGrant {
-  userId: number;
-  organizationId: number | null;
-  role: Role | null;
-}
 
 export interface NewSession {
   readonly tokenHash: string;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { DeliveryQueue } from '../delivery/dispatch/delivery-queue';
 import { PINO } from '../logging/pino.provider';
-import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { WebhookAccess } from '../webhooks/webhook-access';
 import { Metrics } from '../metrics/metrics';
 
 /** How often each instance reads the queue; a scrape only reads what was read last. */
@@ -26,7 +26,7 @@ export class QueueGauges implements OnApplicationBootstrap, BeforeApplicationShu
 
   constructor(
     private readonly queue: DeliveryQueue,
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhookAccess,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerLimitProblems, headerProblems, maskedHeaders, mergeHeaders, sendableHeaders } from './custom-headers';
+import { decodeHeaders, headerLimitProblems, headerProblems, maskedHeaders, mergeHeaders, sendableHeaders } from './custom-headers';
 
 const VALUE_RULE = 'value must be 1 to 1024 visible ASCII characters or spaces, with no space first or last';
 const create = (headers: unknown) => headerProblems(headers, { nullable: false });
@@ -163,6 +163,31 @@ describe('headerLimitProblems', () => {
 describe('maskedHeaders', () => {
   it('shows every name as sent, each value masked', () => {
     expect(maskedHeaders(['X-Api-Key', 'authorization'])).toEqual({ 'X-Api-Key': '********', authorization: '********' });
+  });
+});
+
+describe('decodeHeaders', () => {
+  it('reads the stored list of [name, value] pairs, in its order', () => {
+    expect(decodeHeaders('[["X-Api-Key","k3y"],["Authorization","Bearer abc"]]')).toEqual([
+      ['X-Api-Key', 'k3y'],
+      ['Authorization', 'Bearer abc'],
+    ]);
+    expect(decodeHeaders('[]')).toEqual([]);
+  });
+
+  it.each([
+    ['an object', '{"X-Api-Key":"k3y"}'],
+    ['a pair with a number', '[["X-Api-Key",1]]'],
+    ['a pair of three', '[["X-Api-Key","k3y","more"]]'],
+    ['a name alone', '[["X-Api-Key"]]'],
+    ['a string', '"X-Api-Key"'],
+    ['null', 'null'],
+  ])('throws for %s', (_, json) => {
+    expect(() => decodeHeaders(json)).toThrow('the stored custom headers are not a list of [name, value] pairs');
+  });
+
+  it('throws for text that is not JSON without quoting it (it holds credentials)', () => {
+    expect(() => decodeHeaders('[["X-Api-Key","s3cret"')).toThrow(/^the stored custom headers are not JSON$/);
   });
 });
 

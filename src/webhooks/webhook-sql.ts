@@ -24,6 +24,8 @@ export const WebhookSql = {
   organization: 's.organization_id',
   enabled: 'w.disabled_at IS NULL',
   rateLimit: 'w.rate_limit',
+  /** Its deliveries go one at a time, in order (docs/api.md 10.18): 1 or 0. */
+  ordered: 'w.ordered',
   /**
    * The webhook takes events of the type that takesParams names (docs/api.md 10.13): it has no
    * `events`, or they list the type or its group's wildcard. `event_types` is the JSON array as

@@ -10,6 +10,7 @@ import {
   storedOfRow,
   toWebhookBody,
   urlsOf,
+  type WebhookColumns,
   webhookListJson,
 } from './webhook.mapper';
 import { newSigningSecret, StoredWebhook } from './webhook.model';
@@ -153,6 +154,12 @@ describe('draft and patch to columns', () => {
       card_updated_url: `${U}c`,
       user_updated_url: null,
     });
+  });
+
+  it('takes only the columns of the webhooks table a write sets: a misspelt one does not compile', () => {
+    // @ts-expect-error: the keys become column names in SQL
+    const misspelt: WebhookColumns = { rate_limt: 5 };
+    expect(misspelt).toEqual({ rate_limt: 5 });
   });
 
   it('writes only the columns a patch changes, null for a cleared event', () => {

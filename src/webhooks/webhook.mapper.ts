@@ -13,36 +13,52 @@ import { EVENT_FIELDS, EventField, EventSubscription } from '../event-types/even
  * webhook (read back from a row) → answer (JSON).
  */
 
-/** A column of the `webhooks` table a write sets, and its value (null: the event URL or the rate limit is not set). */
-export type WebhookColumns = Readonly<Record<string, string | number | null>>;
-
 /** A member of a webhook's JSON that the audit trail names when it changes. */
 export type WebhookField = UrlField | 'rateLimit' | 'events' | 'headers';
 
-const columnOf = (field: UrlField): string => (field === 'url' ? 'url' : EVENT_URL_COLUMNS[field]);
+/** A URL column: `url`, and each event type's. */
+type UrlColumn = 'url' | (typeof EVENT_URL_COLUMNS)[EventField];
+
+const columnOf = (field: UrlField): UrlColumn => (field === 'url' ? 'url' : EVENT_URL_COLUMNS[field]);
 
 /** Every URL column, `url` first. */
-export const URL_COLUMNS: readonly string[] = ['url', ...EVENT_FIELDS.map(columnOf)];
+export const URL_COLUMNS: readonly UrlColumn[] = ['url', ...EVENT_FIELDS.map(columnOf)];
 export const RATE_LIMIT_COLUMN = 'rate_limit';
 /** The event types a webhook takes (docs/api.md 10.13): the JSON array as sent; null: every type. */
 export const EVENT_TYPES_COLUMN = 'event_types';
 /** Its custom headers' names as sent (docs/api.md 10.15): a JSON array, for reads; the headers are sealed apart (headerColumnsOf). */
 export const HEADER_NAMES_COLUMN = 'header_names';
 
-const FIELD_OF_COLUMN: Readonly<Record<string, WebhookField>> = {
-  ...Object.fromEntries((['url', ...EVENT_FIELDS] as UrlField[]).map((field) => [columnOf(field), field])),
-  [RATE_LIMIT_COLUMN]: 'rateLimit',
-  [EVENT_TYPES_COLUMN]: 'events',
-};
+/**
+ * A column of the `webhooks` table that a create, a legacy create-or-update or a patch writes
+ * from what the request gave (the secrets and the disabling have statements of their own). The
+ * keys of WebhookColumns become column names in SQL: a misspelt one does not compile.
+ */
+export type WebhookColumn =
+  UrlColumn | typeof RATE_LIMIT_COLUMN | typeof EVENT_TYPES_COLUMN | typeof HEADER_NAMES_COLUMN | 'headers' | 'headers_key_id';
 
-/** The member names (`url`, `transaction.created`, `rateLimit`, …) of the columns that `changed` says changed: for the audit trail. */
-export const fieldsOfColumns = (
-  columns: WebhookColumns,
-  changed: (column: string, value: string | number | null) => boolean,
-): WebhookField[] =>
-  Object.entries(columns)
-    .filter(([column, value]) => changed(column, value))
-    .map(([column]) => FIELD_OF_COLUMN[column]);
+/** A column's value as written (null: the event URL, the rate limit, the event types or the headers are not set). */
+type ColumnValue = string | number | null;
+
+/** The columns a write sets, and their values. */
+export type WebhookColumns = Readonly<Partial<Record<WebhookColumn, ColumnValue>>>;
+
+/** Columns and their values, in the order given (an insert names them in it). */
+export const webhookColumns = (entries: readonly (readonly [WebhookColumn, ColumnValue])[]): WebhookColumns => Object.fromEntries(entries);
+
+const FIELD_OF_COLUMN = new Map<WebhookColumn, WebhookField>([
+  ...(['url', ...EVENT_FIELDS] as const).map((field) => [columnOf(field), field] as const),
+  [RATE_LIMIT_COLUMN, 'rateLimit'],
+  [EVENT_TYPES_COLUMN, 'events'],
+]);
+
+/** The member names (`url`, `transaction.created`, `rateLimit`, …) of the compared columns that `changed` says changed: for the audit trail. */
+export const fieldsOfColumns = (columns: WebhookColumns, changed: (column: WebhookColumn, value: ColumnValue) => boolean): WebhookField[] =>
+  // Object.entries types its keys as any string: these are the columns WebhookColumns allows.
+  (Object.entries(columns) as [WebhookColumn, ColumnValue][]).flatMap(([column, value]) => {
+    const field = FIELD_OF_COLUMN.get(column);
+    return field !== undefined && changed(column, value) ? [field] : [];
+  });
 
 /** The URL members a validated body gives, by field: `url`, then each event (a null group clears all its events). */
 export function fieldsOfBody<T extends string | null>(
@@ -116,20 +132,20 @@ export const storedOf = ({ url, events, rateLimit, eventTypes, headers }: Webhoo
  * (keeping a rate limit or event types it was not given). The headers are written apart.
  */
 export const columnsOfStored = ({ url, events, rateLimit, eventTypes }: StoredWebhook): WebhookColumns =>
-  Object.fromEntries([
+  webhookColumns([
     ['url', url],
-    ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null]),
-    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
-    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, JSON.stringify(eventTypes)]]),
+    ...EVENT_FIELDS.map((field) => [columnOf(field), events[field] ?? null] as const),
+    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit] as const]),
+    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, JSON.stringify(eventTypes)] as const]),
   ]);
 
 /** Only the columns a patch changes (the headers are written apart). */
 export const columnsOfPatch = ({ url, events, rateLimit, eventTypes }: WebhookPatch): WebhookColumns =>
-  Object.fromEntries([
-    ...(url ? [['url', url.href]] : []),
-    ...Object.entries(events).map(([field, checked]) => [columnOf(field as EventField), checked === null ? null : checked!.href]),
-    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit]]),
-    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, eventTypes === null ? null : JSON.stringify(eventTypes)]]),
+  webhookColumns([
+    ...(url ? [['url', url.href] as const] : []),
+    ...Object.entries(events).map(([field, checked]) => [columnOf(field as EventField), checked === null ? null : checked!.href] as const),
+    ...(rateLimit === undefined ? [] : [[RATE_LIMIT_COLUMN, rateLimit] as const]),
+    ...(eventTypes === undefined ? [] : [[EVENT_TYPES_COLUMN, eventTypes === null ? null : JSON.stringify(eventTypes)] as const]),
   ]);
 
 /** The header columns of a webhook with these headers, sealed (none: every column null). */

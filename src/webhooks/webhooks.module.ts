@@ -5,20 +5,22 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UrlSafetyModule } from '../url-safety/url-safety.module';
 import { WebhookSourceEntity } from './entities/webhook-source.entity';
 import { WebhookEntity } from './entities/webhook.entity';
+import { WebhookAccess } from './webhook-access';
+import { WebhookAccessService } from './webhook-access.service';
 import { WebhookRemovals } from './webhook-removals';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /**
- * The webhook operations (docs/api.md 5). Exports what the delivery feature builds on: the
- * reads and the enable/disable writes (WebhooksRepository), the hooks of a deletion
- * (WebhookRemovals), and the answer of a read (WebhooksService).
+ * The webhook operations (docs/api.md 5). Exports what the other features build on, and only
+ * that: the port they read webhooks through and disable and enable them by (WebhookAccess), and
+ * the hooks of a deletion (WebhookRemovals).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookSourceEntity, WebhookEntity]), UrlSafetyModule, RateLimitModule, AuditModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhooksRepository, WebhookRemovals],
-  exports: [WebhooksService, WebhooksRepository, WebhookRemovals],
+  providers: [WebhooksService, WebhooksRepository, WebhookRemovals, { provide: WebhookAccess, useClass: WebhookAccessService }],
+  exports: [WebhookAccess, WebhookRemovals],
 })
 export class WebhooksModule {}

@@ -5,8 +5,18 @@ import { Column, rowReader } from '../database/row-reader';
 import { placeholders, type Row, type SqlExecutor, type SqlValue, varying } from '../database/sql-executor';
 import { sqlTimestamp } from '../database/sql-dialect';
 import type { Transaction } from '../database/unit-of-work';
-import { EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, RATE_LIMIT_COLUMN, storedOfRow, URL_COLUMNS, WebhookColumns } from './webhook.mapper';
+import {
+  EVENT_TYPES_COLUMN,
+  HEADER_NAMES_COLUMN,
+  RATE_LIMIT_COLUMN,
+  storedOfRow,
+  URL_COLUMNS,
+  WebhookColumn,
+  WebhookColumns,
+  webhookColumns,
+} from './webhook.mapper';
 import { StoredWebhook } from './webhook.model';
+import type { HeldWebhook, WebhookIdentity } from './webhook-access';
 import { WebhookRemovals } from './webhook-removals';
 
 // The Database executor: every write locks the organization's source row first, in the
@@ -14,17 +24,11 @@ import { WebhookRemovals } from './webhook-removals';
 
 const STORED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN, HEADER_NAMES_COLUMN, 'disabled_at'];
 /** The columns a write compares with what it writes: for the audit entry's `fields`. */
-const COMPARED_COLUMNS = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN];
+const COMPARED_COLUMNS: readonly WebhookColumn[] = [...URL_COLUMNS, RATE_LIMIT_COLUMN, EVENT_TYPES_COLUMN];
 
 const SELECT_WEBHOOK = `SELECT w.name, ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}
   FROM webhook_sources ws JOIN webhooks w ON w.source_id = ws.id
  WHERE ws.organization_id = ?`;
-
-/** A webhook as the delivery feature addresses it: its id, and whether it is disabled. */
-export interface WebhookIdentity {
-  readonly id: number;
-  readonly disabled: boolean;
-}
 
 /** A webhook as a write reads it under its source's lock: its id, its secret and custom headers (sealed), and its compared columns. */
 export interface LockedWebhook {
@@ -47,7 +51,7 @@ const readSecrets = rowReader({
 });
 const readText = Column.nullable(Column.text);
 const readCompared = (row: Row): WebhookColumns =>
-  Object.fromEntries(
+  webhookColumns(
     COMPARED_COLUMNS.map((column) => [
       column,
       column === RATE_LIMIT_COLUMN ? Column.nullable(Column.int)(row[column]) : readText(row[column]),
@@ -223,12 +227,8 @@ export class WebhooksRepository {
     return { id: webhook.id, wasDisabled: webhook.disabled };
   }
 
-  /**
-   * The webhook's row locked in share mode, for a write of the delivery feature that must not
-   * race a disabling (a test event, a replay): the disabling is wholly before it ('disabled') or
-   * after it (and fails what it left pending). 'gone' when there is no such webhook.
-   */
-  async lockShared(tx: Transaction, webhookId: number): Promise<'enabled' | 'disabled' | 'gone'> {
+  /** The webhook's row locked in share mode (WebhookAccess.lockShared says why). */
+  async lockShared(tx: Transaction, webhookId: number): Promise<HeldWebhook> {
     const [row] = await tx.select(`SELECT disabled_at AS disabled FROM webhooks WHERE id = ?${tx.dialect.forShare}`, [webhookId]);
     if (row === undefined) return 'gone';
     return Column.present(row.disabled) ? 'disabled' : 'enabled';

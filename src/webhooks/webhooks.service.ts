@@ -8,7 +8,7 @@ import { type Transaction, UnitOfWork } from '../database/unit-of-work';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
-import { HeaderList, headerLimitProblems, mergeHeaders } from './custom-headers';
+import { decodeHeaders, HeaderList, headerLimitProblems, mergeHeaders } from './custom-headers';
 import { changedFields, setFields, withHeaders } from './audit-fields';
 import {
   columnsOfPatch,
@@ -273,7 +273,7 @@ export class WebhooksService {
    */
   private headersWrite(organizationId: number, name: string, change: HeadersChange): HeadersWrite {
     const binding = customHeadersBinding(organizationId, name);
-    const open = (stored: SealedSecret): HeaderList => JSON.parse(this.secrets.open(stored, binding)) as HeaderList;
+    const open = (stored: SealedSecret): HeaderList => decodeHeaders(this.secrets.open(stored, binding));
     return (stored) => {
       let current: HeaderList | undefined = [];
       if (stored !== null && 'replace' in change) current = tryOpen(() => open(stored));

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sqlTimestamp } from '../../src/database/sql-dialect';
-import { AttemptRecord, CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import { CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue } from '../../src/delivery/dispatch/delivery-queue';
+import { AttemptRecord, DeliveryTransitions } from '../../src/delivery/dispatch/delivery-transitions';
 import { DispatchWork } from '../../src/delivery/dispatch/dispatch-database';
 import type { ClaimAsk } from '../../src/delivery/dispatch/scheduling/dispatch-scheduler';
 import { WebhookDisablingService } from '../../src/delivery/dispatch/webhook-disabling.service';
@@ -57,7 +58,7 @@ const claim = (t: TestApp, ask: Partial<ClaimAsk> & { webhookId: number }, now: 
 /** Records outcomes for claimed deliveries: the ids recorded. */
 async function complete(t: TestApp, outcomes: { delivery: ClaimedDelivery; record: AttemptRecord }[], claimer: string) {
   const completions = outcomes.map(({ delivery, record }) => ({ id: delivery.id, webhookId: delivery.webhookId, record }));
-  return (await t.app.get(DispatchWork).run((tx) => t.app.get(DeliveryQueue).complete(tx, completions, claimer))).recorded;
+  return (await t.app.get(DispatchWork).run((tx) => t.app.get(DeliveryTransitions).record(tx, completions, claimer))).recorded;
 }
 
 describeOnMariadb('claims on one database from several instances', () => {
@@ -85,9 +86,11 @@ describeOnMariadb('claims on one database from several instances', () => {
 describeEachDatabase('the queue', (kind: DatabaseKind) => {
   let t: TestApp;
   let queue: DeliveryQueue;
+  let transitions: DeliveryTransitions;
   beforeAll(async () => {
     t = await TestApp.start(kind, { zone: ZONE, env: OFF });
     queue = t.app.get(DeliveryQueue);
+    transitions = t.app.get(DeliveryTransitions);
   });
   afterAll(() => t?.close());
 
@@ -150,7 +153,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const now = Date.now() + 1000;
     const mine = token();
     const claimed = await claim(t, { webhookId, fresh: 10 }, now, mine);
-    await queue.release(
+    await transitions.release(
       claimed.map(({ id }) => id),
       mine,
       now,
@@ -164,7 +167,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const mine = token();
     const claimed = await claim(t, { webhookId, fresh: 10 }, now, mine);
     await t.app.get(WebhookDisablingService).disable(webhookId, new Date());
-    await queue.release(
+    await transitions.release(
       claimed.map(({ id }) => id),
       mine,
       now,
@@ -185,7 +188,7 @@ describeEachDatabase('the queue', (kind: DatabaseKind) => {
     const { due, disabled } = await queue.scan(later);
     expect(due.map((webhook) => webhook.webhookId)).not.toContain(webhookId);
     expect(disabled).toContain(webhookId);
-    await queue.failPendingOfDisabled([webhookId], later);
+    await transitions.failLeftPending([webhookId], later);
     const rows = await t.dataSource.query('SELECT state, claim_token AS token FROM deliveries WHERE webhook_id = ?', [webhookId]);
     expect(rows).toEqual([
       { state: 'failed', token: null },

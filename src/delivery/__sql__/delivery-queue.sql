@@ -3,6 +3,7 @@
 -- scan (SCAN): every enabled webhook with a due delivery, each lane one index seek: mysql, sqlite
 SELECT * FROM (
   SELECT w.id AS webhookId, s.organization_id AS organizationId, w.rate_limit AS rateLimit,
+         w.ordered AS ordered,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1
@@ -14,7 +15,7 @@ SELECT * FROM (
 -- claim: webhook 7 in both lanes; webhook 9 rate limited, its first attempts, its breaker probed: mysql
 INSERT INTO webhook_health (webhook_id) VALUES (?) ON DUPLICATE KEY UPDATE webhook_id = webhook_id;
 
-SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ? FOR UPDATE;
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ? FOR UPDATE;
 
 (SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
           d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
@@ -33,16 +34,16 @@ SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ? FOR UPDATE;
      FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.lane = ? AND d.next_attempt_at <= ?
     ORDER BY d.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED);
 
-UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ? AND breaker_open_until <= ?;
-
 UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?, ?, ?);
 
 UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?;
 
+UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ?;
+
 -- claim: webhook 7 in both lanes; webhook 9 rate limited, its first attempts, its breaker probed: sqlite
 INSERT INTO webhook_health (webhook_id) VALUES (?) ON CONFLICT (webhook_id) DO NOTHING;
 
-SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?;
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ?;
 
 SELECT * FROM (SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
           d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
@@ -61,13 +62,57 @@ SELECT * FROM (SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.n
      FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.lane = ? AND d.next_attempt_at <= ?
     ORDER BY d.next_attempt_at LIMIT ?);
 
-UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ? AND breaker_open_until <= ?;
-
 UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?, ?, ?);
 
 UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?;
 
--- complete: a batch of two attempts, one succeeded, one to retry: mysql
+UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ?;
+
+-- claim: webhook 4 ordered, its head and its test pings: mysql
+INSERT INTO webhook_health (webhook_id) VALUES (?) ON DUPLICATE KEY UPDATE webhook_id = webhook_id;
+
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ? FOR UPDATE;
+
+(SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+     FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = 'webhook.test' AND d.state = 'pending' AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED);
+
+SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> 'webhook.test'
+    ORDER BY d.created_at, d.id LIMIT 1;
+
+SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? FOR UPDATE;
+
+UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?);
+
+-- claim: webhook 4 ordered, its head and its test pings: sqlite
+INSERT INTO webhook_health (webhook_id) VALUES (?) ON CONFLICT (webhook_id) DO NOTHING;
+
+SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ?;
+
+SELECT * FROM (SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes
+     FROM deliveries d WHERE d.webhook_id = ? AND d.event_type = 'webhook.test' AND d.state = 'pending' AND d.next_attempt_at <= ?
+    ORDER BY d.next_attempt_at LIMIT ?);
+
+SELECT d.id AS id FROM deliveries d WHERE d.webhook_id = ? AND d.state = 'pending' AND d.event_type <> 'webhook.test'
+    ORDER BY d.created_at, d.id LIMIT 1;
+
+SELECT d.id AS id, d.webhook_id AS webhookId, d.lane AS lane, d.next_attempt_at AS dueAt, d.attempts AS attempts,
+          d.retry_from AS retryFrom, d.organization_id AS organizationId, d.event_id AS eventId,
+          (SELECT e.type FROM events e WHERE e.id = d.event_id) AS eventType,
+          (SELECT e.body_bytes FROM events e WHERE e.id = d.event_id) AS bodyBytes FROM deliveries d WHERE d.id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?;
+
+UPDATE deliveries SET next_attempt_at = ?, claim_token = ? WHERE id IN (?);
+
+-- record: a batch of two attempts, one succeeded, one to retry: mysql
 SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
                   (SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = d.webhook_id
@@ -81,7 +126,7 @@ UPDATE deliveries SET state = CASE id WHEN ? THEN ? WHEN ? THEN ? END, attempts 
 
 INSERT INTO delivery_attempts (delivery_id, at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?);
 
--- complete: a batch of two attempts, one succeeded, one to retry: sqlite
+-- record: a batch of two attempts, one succeeded, one to retry: sqlite
 SELECT d.id AS id, d.webhook_id AS webhookId, d.attempts AS attempts,
                   (SELECT COUNT(*) FROM webhooks w WHERE w.id = d.webhook_id AND w.disabled_at IS NOT NULL) AS disabled,
                   (SELECT COUNT(*) FROM webhook_health h WHERE h.webhook_id = d.webhook_id
@@ -100,7 +145,7 @@ UPDATE deliveries SET state = CASE WHEN (SELECT COUNT(*) FROM webhooks w WHERE w
                 next_attempt_at = CASE WHEN (SELECT COUNT(*) FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.disabled_at IS NOT NULL) > 0 THEN NULL ELSE ? END, claim_token = NULL
           WHERE claim_token = ? AND state = 'pending' AND id IN (?, ?, ?);
 
--- fail pending of disabled: what the scan found left by dead claimers on two disabled webhooks: mysql, sqlite
+-- fail left pending: what the scan found left by dead claimers on two disabled webhooks: mysql, sqlite
 UPDATE deliveries SET state = 'failed', next_attempt_at = NULL, claim_token = NULL
           WHERE webhook_id IN (?, ?) AND state = 'pending' AND (claim_token IS NULL OR next_attempt_at <= ?)
             AND (SELECT COUNT(*) FROM webhooks w WHERE w.id = deliveries.webhook_id AND w.disabled_at IS NOT NULL) > 0;
@@ -111,6 +156,7 @@ SELECT (SELECT COUNT(*) FROM deliveries WHERE state = 'pending') AS pending,
                         ELSE scan.retryDueAt END)
           FROM (SELECT * FROM (
   SELECT w.id AS webhookId, s.organization_id AS organizationId, w.rate_limit AS rateLimit,
+         w.ordered AS ordered,
          h.breaker_open_until AS breakerOpenUntil, h.rate_next_at AS rateNextAt,
          (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 0
      ORDER BY d.next_attempt_at LIMIT 1) AS freshDueAt, (SELECT d.next_attempt_at FROM deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.lane = 1

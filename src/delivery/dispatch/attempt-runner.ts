@@ -4,22 +4,23 @@ import { version } from '../../../package.json';
 import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import { sendableHeaders } from '../../webhooks/custom-headers';
+import { decodeHeaders, sendableHeaders } from '../../webhooks/custom-headers';
 import { customHeadersBinding, signingSecretBinding } from '../../webhooks/webhook.model';
-import { AttemptOutcome, eventPayloadBinding } from '../delivery.model';
+import { eventPayloadBinding } from '../delivery.model';
+import type { AttemptOutcome } from './attempt-outcome';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
 import { WebhookSender } from './webhook-sender';
 
 const USER_AGENT = `platform-api/${version}`;
-const INTERNAL_ERROR: AttemptOutcome = { ok: false, status: null, error: 'internal error', durationMs: 0 };
+const NOT_MADE: AttemptOutcome = { kind: 'not made', durationMs: 0 };
 
 /**
  * One attempt (docs/api.md 10.3): the webhook's live secrets opened, the event's body (opened
  * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender.
  * An attempt that cannot be made because the secret or the body no longer opens (a key gone, a
  * row tampered with) is a failed attempt `internal error` that follows the schedule like any
- * other (docs/api.md 10.10).
+ * other (docs/api.md 10.10): its outcome is `not made`.
  */
 @Injectable()
 export class AttemptRunner {
@@ -41,7 +42,7 @@ export class AttemptRunner {
 
   /** `body` undefined: the event's body could not be read or opened. */
   async run(delivery: ClaimedDelivery, target: WebhookTarget, body: Buffer | undefined, at: Date): Promise<AttemptOutcome> {
-    if (body === undefined) return INTERNAL_ERROR;
+    if (body === undefined) return NOT_MADE;
     let signature: string;
     let custom: Record<string, string> = {};
     try {
@@ -53,15 +54,12 @@ export class AttemptRunner {
       signature = webhookSignature(secrets, delivery.eventId, at, body);
       // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
       if (target.headers !== undefined) {
-        const stored = JSON.parse(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name))) as [
-          string,
-          string,
-        ][];
+        const stored = decodeHeaders(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name)));
         custom = Object.fromEntries(sendableHeaders(stored));
       }
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
-      return INTERNAL_ERROR;
+      return NOT_MADE;
     }
     return this.sender.send(
       target.url,

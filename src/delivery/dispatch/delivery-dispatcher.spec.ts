@@ -3,11 +3,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppConfig } from '../../config/app-config';
 import type { Metrics } from '../../metrics/metrics';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import type { AttemptOutcome } from '../delivery.model';
 import type { DispatchSignal } from '../dispatch-signal';
+import type { AttemptOutcome } from './attempt-outcome';
 import type { AttemptRunner } from './attempt-runner';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import type { ClaimedDelivery, DeliveryQueue } from './delivery-queue';
+import type { DeliveryTransitions } from './delivery-transitions';
 import type { DispatchWork } from './dispatch-database';
 import type { EndpointHealthService } from './endpoint-health.service';
 import type { WebhookDisablingService } from './webhook-disabling.service';
@@ -21,7 +22,7 @@ import type { WebhookDisablingService } from './webhook-disabling.service';
 const TIMEOUT_MS = 200;
 /** What a claim's lease must have left for its attempt to be made: the attempt's deadline and the dispatcher's 5 s. */
 const MIN_LEASE_LEFT_MS = TIMEOUT_MS + 5000;
-const OK: AttemptOutcome = { ok: true, status: 200, error: null, durationMs: 5 };
+const OK: AttemptOutcome = { kind: 'answered', status: 200, durationMs: 5 };
 const target = { name: 'hook', url: 'https://hooks.example.com/', disabled: false } as unknown as WebhookTarget;
 
 /** The dispatcher's clock runs this far ahead of the real one. */
@@ -35,6 +36,7 @@ const delivery = (id: number, now: number, leaseMs = 60_000): ClaimedDelivery =>
   organizationId: 3,
   retry: false,
   leaseEndsAt: now + leaseMs,
+  dueAt: now,
   attempts: 0,
   retryFrom: 0,
   eventId: `evt_${id}`,
@@ -43,7 +45,9 @@ const delivery = (id: number, now: number, leaseMs = 60_000): ClaimedDelivery =>
 });
 
 /** A dispatcher whose queue finds webhook 7 due and lets one claim take `claimed(now)`; each fake may be replaced. */
-function dispatcherWith(fakes: { queue?: object; runner?: object; metrics?: object; claimed?: (now: number) => ClaimedDelivery[] } = {}) {
+function dispatcherWith(
+  fakes: { queue?: object; transitions?: object; runner?: object; metrics?: object; claimed?: (now: number) => ClaimedDelivery[] } = {},
+) {
   let claims = 0;
   const queue = {
     scan: vi.fn(async (now: number) => ({
@@ -65,16 +69,19 @@ function dispatcherWith(fakes: { queue?: object; runner?: object; metrics?: obje
     ),
     bodies: vi.fn(async (eventIds: readonly string[]) => eventIds.map((eventId) => ({ eventId, organizationId: 3, payload: {} }))),
     targets: vi.fn(async (webhookIds: readonly number[]) => new Map(webhookIds.map((id) => [id, () => target]))),
-    complete: vi.fn(async (_tx: unknown, batch: readonly { id: number }[]) => ({
+    ...fakes.queue,
+  };
+  const transitions = {
+    record: vi.fn(async (_tx: unknown, batch: readonly { id: number }[]) => ({
       recorded: new Set(batch.map(({ id }) => id)),
-      mine: batch,
+      written: batch,
       unhealthy: new Set(),
     })),
     release: vi.fn(async () => undefined),
     cancel: vi.fn(async () => undefined),
     failUnattempted: vi.fn(async () => undefined),
-    failPendingOfDisabled: vi.fn(async () => undefined),
-    ...fakes.queue,
+    failLeftPending: vi.fn(async () => undefined),
+    ...fakes.transitions,
   };
   const runner = { openBody: () => Buffer.from('{}'), run: vi.fn(async () => OK), ...fakes.runner };
   const work = { run: async (unit: (tx: unknown) => unknown) => unit({}) };
@@ -92,6 +99,7 @@ function dispatcherWith(fakes: { queue?: object; runner?: object; metrics?: obje
   const logger = { warn: vi.fn(), error: vi.fn(), info: vi.fn() };
   const dispatcher = new DeliveryDispatcher(
     queue as unknown as DeliveryQueue,
+    transitions as unknown as DeliveryTransitions,
     work as unknown as DispatchWork,
     runner as unknown as AttemptRunner,
     health as unknown as EndpointHealthService,
@@ -102,7 +110,7 @@ function dispatcherWith(fakes: { queue?: object; runner?: object; metrics?: obje
     logger as unknown as Logger,
   );
   dispatcher.onApplicationBootstrap();
-  return { dispatcher, queue, runner, logger };
+  return { dispatcher, queue, transitions, runner, logger };
 }
 
 describe('DeliveryDispatcher', () => {
@@ -121,17 +129,17 @@ describe('DeliveryDispatcher', () => {
   });
 
   it("gives a claim's deliveries back unattempted when their bodies cannot be read", async () => {
-    const { queue, runner } = start({
+    const { transitions, runner } = start({
       claimed: (now) => [delivery(11, now), delivery(12, now)],
       queue: { bodies: vi.fn().mockRejectedValue(new Error('pool timeout')) },
     });
-    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11, 12], expect.any(String), expect.any(Number)));
+    await vi.waitFor(() => expect(transitions.release).toHaveBeenCalledWith([11, 12], expect.any(String), expect.any(Number)));
     expect(runner.run).not.toHaveBeenCalled();
-    expect(queue.complete).not.toHaveBeenCalled();
+    expect(transitions.record).not.toHaveBeenCalled();
   });
 
   it('gives a delivery back unattempted when its lease has run low by the time its webhook is read', async () => {
-    const { queue, runner } = start({
+    const { transitions, runner } = start({
       claimed: (now) => [delivery(11, now, MIN_LEASE_LEFT_MS + 3000)],
       queue: {
         targets: vi.fn(async (webhookIds: readonly number[]) => {
@@ -140,13 +148,13 @@ describe('DeliveryDispatcher', () => {
         }),
       },
     });
-    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    await vi.waitFor(() => expect(transitions.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
     expect(runner.run).not.toHaveBeenCalled();
   });
 
   it("gives a rate-limited delivery back unsent when it could not go out within its slot's grace", async () => {
-    const { queue, runner } = start({ claimed: (now) => [{ ...delivery(11, now), notBefore: now - 1000, notAfter: now - 900 }] });
-    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    const { transitions, runner } = start({ claimed: (now) => [{ ...delivery(11, now), notBefore: now - 1000, notAfter: now - 900 }] });
+    await vi.waitFor(() => expect(transitions.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
     expect(runner.run).not.toHaveBeenCalled();
   });
 
@@ -170,13 +178,13 @@ describe('DeliveryDispatcher', () => {
   });
 
   it('gives a delivery back when its attempt fails unexpectedly, rather than leaving it claimed until its lease ends', async () => {
-    const { queue } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
-    await vi.waitFor(() => expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
-    expect(queue.complete).not.toHaveBeenCalled();
+    const { transitions } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
+    await vi.waitFor(() => expect(transitions.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
+    expect(transitions.record).not.toHaveBeenCalled();
   });
 
   it('keeps a sent delivery claimed when an error of ours follows the sending, rather than send it again at once', async () => {
-    const { queue, runner, logger } = start({
+    const { transitions, runner, logger } = start({
       metrics: {
         attemptMade: () => {
           throw new TypeError('not a function');
@@ -185,19 +193,21 @@ describe('DeliveryDispatcher', () => {
     });
     await vi.waitFor(() => expect(logger.warn).toHaveBeenCalled());
     expect(runner.run).toHaveBeenCalledTimes(1);
-    expect(queue.release).not.toHaveBeenCalled();
+    expect(transitions.release).not.toHaveBeenCalled();
   });
 
   it('gives back at shutdown, by their ids, the claims whose outcome could not be recorded', async () => {
-    const { dispatcher, queue, runner } = start({ queue: { complete: vi.fn().mockRejectedValue(new Error('database cut off')) } });
-    await vi.waitFor(() => expect(queue.complete).toHaveBeenCalled());
+    const { dispatcher, transitions, runner } = start({
+      transitions: { record: vi.fn().mockRejectedValue(new Error('database cut off')) },
+    });
+    await vi.waitFor(() => expect(transitions.record).toHaveBeenCalled());
     expect(runner.run).toHaveBeenCalledTimes(1);
     await dispatcher.beforeApplicationShutdown();
-    expect(queue.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number));
+    expect(transitions.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number));
   });
 
   it('fails the deliveries its scan finds left pending on a disabled webhook', async () => {
-    const { queue } = start({ queue: { scan: vi.fn(async () => ({ due: [], disabled: [9] })) } });
-    await vi.waitFor(() => expect(queue.failPendingOfDisabled).toHaveBeenCalledWith([9], expect.any(Number)));
+    const { transitions } = start({ queue: { scan: vi.fn(async () => ({ due: [], disabled: [9] })) } });
+    await vi.waitFor(() => expect(transitions.failLeftPending).toHaveBeenCalledWith([9], expect.any(Number)));
   });
 });

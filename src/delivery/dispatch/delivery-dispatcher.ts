@@ -9,15 +9,15 @@ import type { DeliveryConfig } from '../../config/delivery-config';
 import { PINO } from '../../logging/pino.provider';
 import { Metrics } from '../../metrics/metrics';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import type { AttemptOutcome } from '../delivery.model';
 import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
-import { AttemptRecorder } from './attempt-recorder';
+import { classify } from './attempt-outcome';
+import { AttemptRecords } from './attempt-records';
 import { AttemptRunner } from './attempt-runner';
-import { CLAIM_TRANSACTION, ClaimedDelivery, Completion, DeliveryQueue, StoredBody } from './delivery-queue';
+import { CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue, StoredBody } from './delivery-queue';
+import { DeliveryTransitions } from './delivery-transitions';
 import { DispatchWork } from './dispatch-database';
-import { EndpointHealthService, HealthVerdict } from './endpoint-health.service';
-import { RetryPolicy } from './retry-policy';
-import { limitSignalOf } from './scheduling/adaptive-limit';
+import { EndpointHealthService } from './endpoint-health.service';
+import { HeldClaims } from './held-claims';
 import { DispatchScheduler } from './scheduling/dispatch-scheduler';
 import { EventBodies } from './scheduling/event-bodies';
 import { WebhookDisablingService } from './webhook-disabling.service';
@@ -29,13 +29,6 @@ const LEASE_SAFETY_MS = 5_000;
 const WARN_EVERY_MS = 10_000;
 /** How long ingest may go by one reading of whether this instance takes hand-offs, and of the webhooks it leaves out. */
 const HANDOFF_VIEW_MS = 5;
-/** Failures the receiver never answered: the webhook's slot waits for the breaker's verdict on them. */
-const UNANSWERED: ReadonlySet<string> = new Set(['timeout', 'connection failed']);
-
-/** An attempt's outcome to write, with what the endpoint's health needs of it. */
-interface Recording extends Completion {
-  readonly probe: boolean;
-}
 
 /**
  * Every instance's share of the delivery work (docs/api.md 10.6, 10.10): the I/O shell around
@@ -48,32 +41,29 @@ interface Recording extends Completion {
  * An attempt reads its webhook as stored when it starts (target, secrets, `disabled`: a
  * deleted webhook's delivery is cancelled, a disabled one's failed), holds its event's body from
  * EventBodies (read once per event, within DELIVERY_BUFFER_MB), is signed and sent
- * (AttemptRunner), and its outcome is recorded in batches (AttemptRecorder) with the retry
- * policy's next step and, in the same transaction, the endpoint's health (EndpointHealthService);
- * a webhook whose failures disable it is disabled after. The scheduler hears of the answer (its
- * webhook's adaptive limit) and of the record (its place in DELIVERY_CONCURRENCY). At shutdown
+ * (AttemptRunner), read once (classify), and recorded (AttemptRecords: in batches, with the retry
+ * policy's next step and the endpoint's health; a webhook whose failures disable it is disabled
+ * after). The scheduler hears of the answer (its webhook's adaptive limit); the claim's end
+ * (HeldClaims, the one place a claim's life is kept) frees its place in DELIVERY_CONCURRENCY. At shutdown
  * it stops claiming, lets the attempts in flight finish (each is bounded by
  * DELIVERY_TIMEOUT_MS), records them and gives back every claim it still holds.
  */
 @Injectable()
 export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly config: DeliveryConfig;
-  private readonly policy: RetryPolicy;
   private readonly leaseMs: number;
   /** What a claim's lease must still have for its attempt to be made. */
   private readonly minLeaseLeftMs: number;
   private readonly token = randomBytes(12).toString('base64url');
   private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
   private readonly bodies: EventBodies;
-  private readonly recorder: AttemptRecorder<Recording, { verdict?: HealthVerdict }>;
+  private readonly records: AttemptRecords;
   /** Each webhook as stored now, for the attempts that start: one read for all those that start together. */
   private readonly targets: BatchedLoader<number, (eventType: string) => WebhookTarget | undefined>;
-  /** Attempts from their start until their outcome is written (and claims being ended without an attempt). */
+  /** Every delivery this instance holds the claim of, from its claim or hand-off to its end. */
+  private readonly claims: HeldClaims;
+  /** Attempts from their start until their outcome is written (and claims being given back). */
   private readonly attempts = new Set<Promise<void>>();
-  /** Disablings that follow a recorded batch, outside DELIVERY_CONCURRENCY; shutdown waits for them. */
-  private readonly disablings = new Set<Promise<void>>();
-  /** The deliveries whose claim this instance may still hold: until their outcome is written or they are given back. */
-  private readonly claims = new Set<number>();
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly pause = new WakeUp();
@@ -85,17 +75,17 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
 
   constructor(
     private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
     private readonly work: DispatchWork,
     private readonly runner: AttemptRunner,
-    private readonly health: EndpointHealthService,
-    private readonly disabling: WebhookDisablingService,
+    health: EndpointHealthService,
+    disabling: WebhookDisablingService,
     private readonly signal: DispatchSignal,
     private readonly metrics: Metrics,
     config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,
   ) {
     this.config = config.delivery;
-    this.policy = new RetryPolicy(this.config.retrySchedule);
     this.leaseMs = this.config.timeoutMs + LEASE_MARGIN_MS;
     this.minLeaseLeftMs = this.config.timeoutMs + LEASE_SAFETY_MS;
     this.scheduler = new DispatchScheduler({
@@ -105,10 +95,23 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       sendingBudgetBytes: this.config.bufferBytes,
     });
     this.bodies = new EventBodies(this.config.bufferBytes);
-    this.recorder = new AttemptRecorder(
-      (batch) => this.complete(batch),
-      (error, message) => this.warn(error, message),
-    );
+    this.claims = new HeldClaims(this.scheduler, this.bodies, {
+      giveBack: async (ids) => {
+        await this.transitions.release(ids, this.token, Date.now());
+        if (this.running) this.wake();
+      },
+      cancel: (id) => this.transitions.cancel(id, this.token),
+      fail: (id) => this.transitions.failUnattempted(id, this.token),
+    });
+    this.records = new AttemptRecords({
+      transitions,
+      work,
+      health,
+      disabling,
+      token: this.token,
+      retrySchedule: this.config.retrySchedule,
+      warn: (error, message) => this.warn(error, message),
+    });
     this.targets = new BatchedLoader((webhookIds) => this.queue.targets(webhookIds));
   }
 
@@ -131,13 +134,10 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     await Promise.race([Promise.all(this.attempts), deadline]);
     clearTimeout(timer);
     // What the database did not take by then is tried once more, not until a lease would end.
-    await this.recorder.close();
+    await this.records.close();
     await Promise.all(this.attempts);
-    await Promise.all(this.disablings);
-    // What is still claimed (its release or record failed, or it did not finish in time) is due again at once.
-    await this.queue
-      .release([...this.claims], this.token, Date.now())
-      .catch((error: unknown) => this.warn(error, 'could not release claims'));
+    // What is still claimed (its release or record failed) is due again at once.
+    await this.claims.giveBackAll().catch((error: unknown) => this.warn(error, 'could not release claims'));
   }
 
   handoff(bodyBytes: number): Handoff | undefined {
@@ -153,23 +153,25 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   accepted(event: HandedEvent, deliveries: number, handoff: Handoff | undefined, handed: readonly HandedDelivery[]): void {
     if (handed.length < deliveries) this.wake();
     if (handoff === undefined || handoff.token !== this.token || handed.length === 0) return;
+    const dueAt = Date.now();
     const works = handed.map(({ id, webhookId }): ClaimedDelivery => ({
       id,
       webhookId,
       organizationId: event.organizationId,
       retry: false,
       leaseEndsAt: handoff.leaseUntil.getTime(),
+      dueAt,
       attempts: 0,
       retryFrom: 0,
       eventId: event.id,
       eventType: event.type,
       bodyBytes: event.bodyBytes,
     }));
-    for (const { id } of works) this.claims.add(id);
-    if (!this.running || !this.bodies.fits(event.id, event.bodyBytes)) return this.release(works.map(({ id }) => id));
-    for (const work of works) this.bodies.take(work.eventId, work.bodyBytes);
+    const fits = this.running && this.bodies.fits(event.id, event.bodyBytes);
+    this.claims.hold(works);
+    if (!fits) return this.giveBack(works);
     this.bodies.put(event.id, event.body);
-    this.hold(works);
+    this.offer(works);
     this.poke();
   }
 
@@ -199,7 +201,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     try {
       const { due, disabled } = await this.queue.scan(now);
       this.scheduler.setDue(due, now);
-      await this.queue.failPendingOfDisabled(disabled, now);
+      await this.transitions.failLeftPending(disabled, now);
     } catch (error) {
       this.warn(error, 'could not scan the delivery queue');
     }
@@ -223,12 +225,9 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     } finally {
       this.bodies.unreserve();
     }
-    for (const { id, eventId, bodyBytes } of claimed) {
-      this.claims.add(id);
-      this.bodies.take(eventId, bodyBytes);
-    }
+    this.claims.hold(claimed);
     this.scheduler.afterClaim(asks, claimed, now);
-    this.hold(await this.readBodies(claimed));
+    this.offer(await this.readBodies(claimed));
   }
 
   /**
@@ -255,8 +254,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     return claimed;
   }
 
-  /** Offers deliveries whose bodies are held to the scheduler; what it cannot hold goes back to the queue. */
-  private hold(works: readonly ClaimedDelivery[]): void {
+  /** Offers held deliveries, their bodies read, to the scheduler; what it cannot hold goes back to the queue. */
+  private offer(works: readonly ClaimedDelivery[]): void {
     this.giveBack(this.scheduler.offer(works, Date.now()));
   }
 
@@ -264,7 +263,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private startWhatMay(): void {
     const { start, back } = this.scheduler.nextStarts(Date.now());
     this.giveBack(back);
-    if (start.length === 0) return;
+    this.claims.start(start);
     for (const delivery of start) this.track(this.startOne(delivery));
   }
 
@@ -279,7 +278,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       target = (await this.targets.load(delivery.webhookId))?.(delivery.eventType);
     } catch (error) {
       this.warn(error, 'could not read the webhooks of the attempts to start');
-      this.scheduler.finished(delivery);
       this.giveBack([delivery]);
       return;
     }
@@ -294,89 +292,37 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
    * given back when its lease no longer outlasts the attempt (the rate slot and the read took
    * that long) or its rate slot's grace has passed, else sent and recorded. An error of ours
    * before the sending gives the claim back too (due again at once rather than when its lease
-   * ends); after it, the lease gives it back.
+   * ends); after it, the claim is left to its lease (sending it again at once would send it twice).
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
-    let sent = false;
     try {
       if (target === undefined || target.disabled) {
-        await (target === undefined ? this.queue.cancel(delivery.id, this.token) : this.queue.failUnattempted(delivery.id, this.token));
-        this.claims.delete(delivery.id);
+        await this.claims.end(delivery, target === undefined ? 'cancelled' : 'failed');
         return;
       }
       // Too near its lease's end, or past its rate slot's grace (it would go out beside the next slot's): back to the queue.
       if (delivery.leaseEndsAt - Date.now() < this.minLeaseLeftMs || Date.now() > (delivery.notAfter ?? Infinity)) {
-        this.release([delivery.id]);
+        this.giveBack([delivery]);
         return;
       }
       const at = new Date();
-      const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
-      sent = true;
+      const made = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
+      this.claims.sent(delivery);
+      const outcome = classify(made, this.config.timeoutMs / 2);
       this.metrics.attemptMade(outcome);
-      const unanswered = outcome.error !== null && UNANSWERED.has(outcome.error);
-      this.scheduler.answered(
-        delivery,
-        { signal: limitSignalOf(outcome, this.config.timeoutMs / 2), unanswered, durationMs: outcome.durationMs },
-        Date.now(),
-      );
-      if (!unanswered) this.poke();
-      const verdict = await this.record(delivery, outcome, at);
-      if (verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, verdict.health.breakerOpenUntil);
+      this.scheduler.answered(delivery, outcome, Date.now());
+      if (!outcome.unanswered) this.poke();
+      const recorded = await this.records.record(delivery, outcome, at);
+      await this.claims.end(delivery, recorded === undefined ? 'unrecorded' : recorded.held ? 'recorded' : 'lost');
+      if (recorded?.verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, recorded.verdict.health.breakerOpenUntil);
     } catch (error) {
       this.warn(error, 'a delivery attempt failed unexpectedly');
       // Not sent: due again at once. Sent: its lease gives it back, not sooner than a retry would.
-      if (!sent) this.release([delivery.id]);
+      if (this.claims.wasSent(delivery)) await this.claims.end(delivery, 'unrecorded');
+      else this.giveBack([delivery]);
     } finally {
-      this.end(delivery);
       this.poke();
     }
-  }
-
-  /** Records the attempt with the retry policy's next step: its endpoint's verdict, or undefined when it was not recorded. */
-  private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome, at: Date): Promise<HealthVerdict | undefined> {
-    const next = this.policy.after(delivery.attempts - delivery.retryFrom + 1, outcome, new Date());
-    const record = { ...next, at, durationMs: outcome.durationMs, status: outcome.status, error: outcome.error };
-    try {
-      const recorded = await this.recorder.record(
-        { id: delivery.id, webhookId: delivery.webhookId, record, probe: delivery.probe === true },
-        delivery.leaseEndsAt,
-      );
-      this.claims.delete(delivery.id);
-      return recorded?.verdict;
-    } catch (error) {
-      this.warn(error, 'could not record a delivery attempt');
-      return undefined;
-    }
-  }
-
-  /** One batch of outcomes and their endpoints' health in one transaction (the dispatcher's pool); the webhooks it disables are disabled after. */
-  private async complete(batch: readonly Recording[]): Promise<Map<number, { verdict?: HealthVerdict }>> {
-    const probes = new Set(batch.filter(({ probe }) => probe).map(({ id }) => id));
-    const { recorded, verdicts } = await this.work.run(async (tx) => {
-      const { recorded, mine, unhealthy } = await this.queue.complete(tx, batch, this.token);
-      const attempts = mine.map(({ id, webhookId, record }) => ({
-        webhookId,
-        outcome: { ok: record.error === null, error: record.error as AttemptOutcome['error'] },
-        at: record.at.getTime(),
-        probe: probes.has(id),
-      }));
-      return { recorded, verdicts: await this.health.afterAttempts(tx, attempts, unhealthy) };
-    });
-    for (const [webhookId, { disable }] of verdicts) if (disable) this.disableLater(webhookId);
-    const webhookOf = new Map(batch.map(({ id, webhookId }) => [id, webhookId]));
-    return new Map([...recorded].map((id) => [id, { verdict: verdicts.get(webhookOf.get(id)!) }]));
-  }
-
-  private disableLater(webhookId: number): void {
-    const done = this.disabling.disable(webhookId, new Date()).catch((error: unknown) => this.warn(error, 'could not disable a webhook'));
-    this.disablings.add(done);
-    void done.finally(() => this.disablings.delete(done));
-  }
-
-  /** The delivery's attempt is over (or was never made): its place is free, its body let go. */
-  private end(delivery: ClaimedDelivery): void {
-    this.scheduler.finished(delivery);
-    this.bodies.drop(delivery.eventId);
   }
 
   private track(work: Promise<void>): void {
@@ -384,24 +330,11 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     void work.finally(() => this.attempts.delete(work));
   }
 
-  /** Claims given back unattempted (held back, no room, shutdown), their bodies let go: due again at once, for any instance. */
+  /** Claims given back unattempted (held back, no room, a failed read, shutdown): due again at once, for any instance. */
   private giveBack(deliveries: readonly ClaimedDelivery[]): void {
-    for (const { eventId } of deliveries) this.bodies.drop(eventId);
-    this.release(deliveries.map(({ id }) => id));
-  }
-
-  private release(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    this.track(
-      this.queue.release(ids, this.token, Date.now()).then(
-        () => {
-          for (const id of ids) this.claims.delete(id);
-          if (this.running) this.wake();
-        },
-        // Their lease gives them back.
-        (error: unknown) => this.warn(error, 'could not give deliveries back to the queue'),
-      ),
-    );
+    if (deliveries.length === 0) return;
+    // On failure, their lease gives them back (or shutdown, which tries again).
+    this.track(this.claims.giveBack(deliveries).catch((error: unknown) => this.warn(error, 'could not give deliveries back to the queue')));
   }
 
   private nextScanAllowedAt(): number {

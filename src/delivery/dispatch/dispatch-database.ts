@@ -10,5 +10,5 @@ import { UnitOfWork } from '../../database/unit-of-work';
  */
 export abstract class DispatchDatabase extends Database {}
 
-/** The dispatcher's transactions (its claims, its records), on its own pool. Provided by DeliveryModule. */
+/** The dispatcher's transactions (its claims, its records), on its own pool. Provided by DispatchModule. */
 export abstract class DispatchWork extends UnitOfWork {}

@@ -12,6 +12,7 @@ import { EventsModule } from '../events/events.module';
 import { AttemptRunner } from './attempt-runner';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryQueue } from './delivery-queue';
+import { DeliveryTransitions } from './delivery-transitions';
 import { DispatchDatabase, DispatchWork } from './dispatch-database';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 import { EndpointHealthService } from './endpoint-health.service';
@@ -34,6 +35,7 @@ import { WebhookSender } from './webhook-sender';
         Database.open(shared, dataSource, config, { connections: OWN_POOLS.dispatch, readCommitted: true }),
     },
     DeliveryQueue,
+    DeliveryTransitions,
     DeliveryDispatcher,
     AttemptRunner,
     WebhookSender,
@@ -42,18 +44,18 @@ import { WebhookSender } from './webhook-sender';
     EndpointHealthService,
     WebhookDisablingService,
   ],
-  exports: [DeliveryQueue, EndpointHealthRepository, WebhookDisablingService],
+  exports: [DeliveryQueue, DeliveryTransitions, WebhookDisablingService],
 })
 export class DispatchModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly removals: WebhookRemovals,
-    private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
     private readonly dispatchDatabase: DispatchDatabase,
   ) {}
 
   /** docs/api.md 10.2: deleting a webhook cancels its deliveries that have not succeeded, in the deleting transaction. */
   onModuleInit(): void {
-    this.removals.onRemove((tx, webhookId) => this.queue.cancelPendingOf(tx, webhookId));
+    this.removals.onRemove((tx, webhookId) => this.transitions.cancelPendingOf(tx, webhookId));
   }
 
   /** After the dispatcher's last records (its beforeApplicationShutdown). */

@@ -3,6 +3,7 @@ import { Column, rowReader } from '../../database/row-reader';
 import { placeholders, varying } from '../../database/sql-executor';
 import { sqlTimestamp } from '../../database/sql-dialect';
 import type { Transaction } from '../../database/unit-of-work';
+import type { SharedState, SharedWrite } from './scheduling/claim-plan';
 import { EndpointHealth, HEALTHY } from './scheduling/endpoint-health';
 
 // The Database executor: every change is a read-modify-write under the row's lock, in the
@@ -18,7 +19,7 @@ const readHealth = rowReader({
   breakerFailures: Column.int,
   breakerOpenUntil: Column.nullable(Column.millis),
 });
-const readRateSlot = Column.nullable(Column.millis);
+const readShared = rowReader({ rateNextAt: Column.nullable(Column.millis), breakerOpenUntil: Column.nullable(Column.millis) });
 
 const HEALTH_COLUMNS =
   'h.failing_since AS failingSince, h.failed_attempts AS failedAttempts, h.breaker_failures AS breakerFailures, h.breaker_open_until AS breakerOpenUntil';
@@ -69,30 +70,29 @@ export class EndpointHealthRepository {
   }
 
   /**
-   * Takes the breaker's probe (its cool-down is over): only the claim whose update finds the
-   * cool-down's end unchanged makes the probe; its claim's lease holds the breaker open
-   * meanwhile, so another instance's claim does not probe too.
+   * What a claim reads of these webhooks (their rate limiter's next free slot, their breaker),
+   * their rows locked until the claim's transaction ends (made when missing), in id order: so
+   * that instances claiming for one webhook take its slots and its probe in turns.
    */
-  async takeProbe(tx: Transaction, webhookId: number, now: number, leaseEndsAt: number): Promise<boolean> {
-    return (
-      (await tx.execute('UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ? AND breaker_open_until <= ?', [
-        at(leaseEndsAt),
-        webhookId,
-        at(now),
-      ])) === 1
-    );
+  async lockShared(tx: Transaction, webhookIds: readonly number[]): Promise<Map<number, SharedState>> {
+    const locked = new Map<number, SharedState>();
+    for (const webhookId of [...webhookIds].sort((a, b) => a - b)) {
+      await tx.execute(tx.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
+      const [row] = await tx.select(
+        `SELECT rate_next_at AS rateNextAt, breaker_open_until AS breakerOpenUntil FROM webhook_health WHERE webhook_id = ?${tx.dialect.forUpdate}`,
+        [webhookId],
+      );
+      if (row !== undefined) locked.set(webhookId, readShared(row));
+    }
+    return locked;
   }
 
-  /** The rate limiter's next free slot, locked until the claim's transaction ends (the row is made when missing). */
-  async lockRateSlot(tx: Transaction, webhookId: number): Promise<number | null> {
-    await tx.execute(tx.dialect.insertUnlessExists('webhook_health', ['webhook_id'], 'webhook_id'), [webhookId]);
-    const [row] = await tx.select(`SELECT rate_next_at AS next FROM webhook_health WHERE webhook_id = ?${tx.dialect.forUpdate}`, [
-      webhookId,
-    ]);
-    return readRateSlot(row?.next);
-  }
-
-  async setRateSlot(tx: Transaction, webhookId: number, nextFreeAt: number): Promise<void> {
-    await tx.execute('UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?', [at(nextFreeAt), webhookId]);
+  /** What a claim moved (lockShared first): a rate limiter's next free slot, a breaker held open by the probe's lease. */
+  async writeShared(tx: Transaction, { webhookId, rateNextAt, breakerOpenUntil }: SharedWrite): Promise<void> {
+    if (rateNextAt !== undefined)
+      await tx.execute('UPDATE webhook_health SET rate_next_at = ? WHERE webhook_id = ?', [at(rateNextAt), webhookId]);
+    if (breakerOpenUntil !== undefined) {
+      await tx.execute('UPDATE webhook_health SET breaker_open_until = ? WHERE webhook_id = ?', [at(breakerOpenUntil), webhookId]);
+    }
   }
 }

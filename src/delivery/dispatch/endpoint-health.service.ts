@@ -49,11 +49,11 @@ export class EndpointHealthService {
     const byWebhook = new Map<number, RecordedAttempt[]>();
     for (const attempt of attempts) {
       // An attempt that could not be made (ours) says nothing about the endpoint.
-      if (attempt.outcome.error === 'internal error') continue;
+      if (attempt.signal === 'ours') continue;
       byWebhook.set(attempt.webhookId, [...(byWebhook.get(attempt.webhookId) ?? []), attempt]);
     }
     const verdicts = new Map<number, HealthVerdict>();
-    const succeeded = [...byWebhook].filter(([, mine]) => mine.every(({ outcome }) => outcome.ok)).map(([webhookId]) => webhookId);
+    const succeeded = [...byWebhook].filter(([, mine]) => mine.every(({ signal }) => signal === 'success')).map(([webhookId]) => webhookId);
     await this.health.clear(
       tx,
       succeeded.filter((webhookId) => unhealthy.has(webhookId)),

@@ -1,22 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome } from '../delivery.model';
 import { MAX_RETRY_AFTER_SECONDS, RetryPolicy } from './retry-policy';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
-const failed = (status: number | null, retryAfterSeconds?: number): AttemptOutcome => ({
-  ok: false,
-  status,
-  error: status === null ? 'timeout' : `http ${status}`,
-  durationMs: 5,
-  retryAfterSeconds,
-});
+/** A failed attempt as classify gives it: an answer's status, or none (a timeout). */
+const failed = (status: number | null, retryAfterSeconds?: number) => ({ ok: false, status, retryAfterSeconds });
 const delaySeconds = (step: { nextAttemptAt: Date | null }) => (step.nextAttemptAt!.getTime() - NOW.getTime()) / 1000;
 
 describe('RetryPolicy', () => {
   const midway = new RetryPolicy([5, 300], () => 0.5);
 
   it('ends a delivery that got a 2xx as succeeded', () => {
-    expect(midway.after(1, { ok: true, status: 204, error: null, durationMs: 3 }, NOW)).toEqual({
+    expect(midway.after(1, { ok: true, status: 204 }, NOW)).toEqual({
       state: 'succeeded',
       nextAttemptAt: null,
     });

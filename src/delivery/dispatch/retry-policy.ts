@@ -1,4 +1,5 @@
-import type { AttemptOutcome, DeliveryState } from '../delivery.model';
+import type { DeliveryState } from '../delivery.model';
+import type { ClassifiedOutcome } from './attempt-outcome';
 
 /** At most this long a Retry-After may push the next attempt (docs/api.md 10.5). */
 export const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
@@ -23,7 +24,7 @@ export class RetryPolicy {
   ) {}
 
   /** `attemptsMade` counts the attempt that produced `outcome`. */
-  after(attemptsMade: number, outcome: AttemptOutcome, now: Date): NextStep {
+  after(attemptsMade: number, outcome: Pick<ClassifiedOutcome, 'ok' | 'status' | 'retryAfterSeconds'>, now: Date): NextStep {
     if (outcome.ok) return { state: 'succeeded', nextAttemptAt: null };
     if (outcome.status === 410 || attemptsMade > this.scheduleSeconds.length) return { state: 'failed', nextAttemptAt: null };
     let delayMs = this.scheduleSeconds[attemptsMade - 1] * 1000 * (1 - JITTER + 2 * JITTER * this.random());

@@ -7,10 +7,9 @@ import { DISABLED_EVENT } from '../../event-types/event-types';
 import { type Actor, SERVICE } from '../../common/actor';
 import { PINO } from '../../logging/pino.provider';
 import type { WebhookDto } from '../../webhooks/dto/webhook-responses.dto';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
-import { WebhooksService } from '../../webhooks/webhooks.service';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { Outbox } from '../events/outbox';
-import { DeliveryQueue } from './delivery-queue';
+import { DeliveryTransitions } from './delivery-transitions';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 
 /**
@@ -21,10 +20,9 @@ import { EndpointHealthRepository } from './endpoint-health.repository';
 @Injectable()
 export class WebhookDisablingService {
   constructor(
-    private readonly webhooks: WebhooksRepository,
-    private readonly webhookReads: WebhooksService,
+    private readonly webhooks: WebhookAccess,
     private readonly health: EndpointHealthRepository,
-    private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
     private readonly outbox: Outbox,
@@ -42,7 +40,7 @@ export class WebhookDisablingService {
       async (tx) => {
         const webhook = await this.webhooks.disable(tx, webhookId, at);
         if (webhook === undefined) return undefined;
-        await this.queue.failPendingOf(tx, webhookId, new Date());
+        await this.transitions.failPendingOf(tx, webhookId, new Date());
         await this.audit.record(
           tx,
           { organizationId: webhook.organizationId, action: 'webhook.disabled', webhook: webhook.name, fields: [] },
@@ -84,6 +82,6 @@ export class WebhookDisablingService {
       { actor },
     );
     if (found === undefined) throw Errors.notFound();
-    return this.webhookReads.get(organizationId, name);
+    return this.webhooks.read(organizationId, name);
   }
 }

@@ -7,7 +7,7 @@ import type { DeliveryConfig } from '../../config/delivery-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import { UrlResolution } from '../../url-safety/url-resolution';
 import { checkUrl, portOf } from '../../url-safety/url-rules';
-import type { AttemptError, AttemptOutcome } from '../delivery.model';
+import type { AttemptOutcome } from './attempt-outcome';
 
 /** The receiver's answer body is read at most this far, then dropped (docs/api.md 10.5). */
 export const MAX_ANSWER_BYTES = 1024;
@@ -48,11 +48,8 @@ export class WebhookSender implements OnApplicationShutdown {
   /** `body` is the held one: undici writes it as it is, no copy per attempt. */
   async send(target: string, headers: Record<string, string>, body: Buffer): Promise<AttemptOutcome> {
     const started = performance.now();
-    const outcome = (fields: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({
-      ...fields,
-      durationMs: Math.round(performance.now() - started),
-    });
-    const failed = (error: AttemptError, status: number | null = null) => outcome({ ok: false, status, error });
+    const took = () => Math.round(performance.now() - started);
+    const failed = (kind: Exclude<AttemptOutcome['kind'], 'answered' | 'not made'>): AttemptOutcome => ({ kind, durationMs: took() });
 
     const check = checkUrl(target, this.addresses.allows);
     if (!check.ok) return failed('blocked address');
@@ -75,15 +72,15 @@ export class WebhookSender implements OnApplicationShutdown {
         signal: AbortSignal.timeout(this.config.timeoutMs),
       });
       await drain(answer.body);
-      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
-      return outcome({
-        ok,
+      const retryAfterSeconds = retryAfterOf(answer.headers['retry-after']);
+      return {
+        kind: 'answered',
         status: answer.statusCode,
-        error: ok ? null : `http ${answer.statusCode}`,
-        retryAfterSeconds: retryAfterOf(answer.headers['retry-after']),
-      });
+        durationMs: took(),
+        ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+      };
     } catch (error) {
-      return failed(errorOf(error));
+      return failed(failureOf(error));
     }
   }
 
@@ -129,12 +126,13 @@ function retryAfterOf(header: string | string[] | undefined): number | undefined
   return value !== undefined && /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
-function errorOf(error: unknown): AttemptError {
+/** How a request that got no answer failed: its own error, or the one it wraps. */
+function failureOf(error: unknown): 'timeout' | 'tls error' | 'connection failed' {
   const { name, code, cause } = (error ?? {}) as { name?: string; code?: string; cause?: unknown };
   if (name === 'TimeoutError' || name === 'AbortError' || (code !== undefined && /TIMEOUT/.test(code))) return 'timeout';
   if (code !== undefined && TLS_ERROR.test(code)) return 'tls error';
   if (cause !== undefined && cause !== error) {
-    const inner = errorOf(cause);
+    const inner = failureOf(cause);
     if (inner !== 'connection failed') return inner;
   }
   return 'connection failed';

@@ -37,6 +37,14 @@ export class EventEntity {
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 
+  /** Its trace id (docs/api.md 10.17), 32 hex digits: the producer's, or a new one; null: written before traces were kept. */
+  @Column({ name: 'trace_id', type: 'varchar', length: 32, nullable: true })
+  traceId: string | null;
+
+  /** The producer's `tracestate`, passed on to every attempt as received. */
+  @Column({ name: 'trace_state', type: 'varchar', length: 512, nullable: true })
+  traceState: string | null;
+
   @ManyToOne(() => OrganizationEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'organization_id', foreignKeyConstraintName: 'fk_events_organization' })
   organization?: OrganizationEntity;

@@ -3,7 +3,7 @@ import { Errors } from '../../common/domain-error';
 import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition } from './delivery-log.repository';
 import { PageCursors, PageFilters } from '../../crypto/page-cursors';
 import type { DeliveryState } from '../delivery.model';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
 
@@ -65,7 +65,7 @@ const filtersOf = ({ state, type, since, until }: KeptFilters): LogFilters => ({
 export class DeliveryLogService {
   constructor(
     private readonly log: DeliveryLogRepository,
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhookAccess,
     private readonly cursors: PageCursors,
   ) {}
 

@@ -3,12 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/audit-trail';
 import { Errors } from '../../common/domain-error';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
-import { DeliveryQueue } from '../dispatch/delivery-queue';
+import { DeliveryTransitions } from '../dispatch/delivery-transitions';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import type { RetriedDeliveryDto } from './dto/delivery-log.dto';
-import { enabledWebhook } from './enabled-webhook';
 
 /**
  * `POST …/deliveries/{id}/retry` (docs/api.md 10.7): a delivery sent again through the queue and
@@ -18,8 +17,8 @@ import { enabledWebhook } from './enabled-webhook';
 export class DeliveryReplayService {
   constructor(
     private readonly log: DeliveryLogRepository,
-    private readonly queue: DeliveryQueue,
-    private readonly webhooks: WebhooksRepository,
+    private readonly transitions: DeliveryTransitions,
+    private readonly webhooks: WebhookAccess,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
     private readonly dispatch: DispatchSignal,
@@ -34,7 +33,7 @@ export class DeliveryReplayService {
    * cancelled, or the webhook is disabled.
    */
   async replay(organizationId: number, actor: Actor, name: string, id: number): Promise<RetriedDeliveryDto> {
-    const webhook = await enabledWebhook(this.webhooks, organizationId, name);
+    const webhook = await this.webhooks.findEnabled(organizationId, name);
     const now = new Date();
     const state = await this.work.run(
       async (tx) => {
@@ -42,7 +41,7 @@ export class DeliveryReplayService {
         if (held !== 'enabled') return held;
         const state = await this.log.lockState(tx, webhook.id, id);
         if (state === undefined || state === 'cancelled') return state;
-        await this.queue.requeue(tx, [id], now, 'fresh');
+        await this.transitions.requeue(tx, [id], now, 'fresh');
         await this.audit.record(tx, { organizationId, action: 'delivery.retried', webhook: name, fields: [] }, now);
         tx.afterCommit(() => this.dispatch.wake());
         return state;

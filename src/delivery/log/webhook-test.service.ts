@@ -6,12 +6,11 @@ import { SecretBox } from '../../crypto/secret-box';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { TEST_EVENT } from '../../event-types/event-types';
 import { Metrics } from '../../metrics/metrics';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
 import { EventsRepository } from '../events/events.repository';
 import { newEvent } from '../events/new-event';
 import type { TestDeliveryDto } from './dto/delivery-log.dto';
-import { enabledWebhook } from './enabled-webhook';
 
 /**
  * `POST {p}/webhook/{name}/test` (docs/api.md 10.7): a `webhook.test` event with data
@@ -21,7 +20,7 @@ import { enabledWebhook } from './enabled-webhook';
 @Injectable()
 export class WebhookTestService {
   constructor(
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhookAccess,
     private readonly events: EventsRepository,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,
@@ -37,7 +36,7 @@ export class WebhookTestService {
    * webhook. 404 when the webhook is gone.
    */
   async send(organizationId: number, actor: Actor, name: string): Promise<TestDeliveryDto> {
-    const webhook = await enabledWebhook(this.webhooks, organizationId, name);
+    const webhook = await this.webhooks.findEnabled(organizationId, name);
     const { event } = newEvent(this.secrets, organizationId, TEST_EVENT, { webhook: name });
     const deliveryId = await this.work.run(
       async (tx) => {

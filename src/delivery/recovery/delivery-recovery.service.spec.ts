@@ -4,7 +4,7 @@ import { Errors } from '../../common/domain-error';
 import type { AuditTrail } from '../../audit/audit-trail';
 import type { AppConfig } from '../../config/app-config';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import type { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import type { WebhookAccess } from '../../webhooks/webhook-access';
 import type { DispatchSignal } from '../dispatch-signal';
 import type { PendingLimit } from '../events/pending-limit';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
@@ -46,7 +46,7 @@ function recoveryOf({
     added: vi.fn(),
   };
   const service = new DeliveryRecoveryService(
-    webhooks as unknown as WebhooksRepository,
+    webhooks as unknown as WebhookAccess,
     recoveries as unknown as RecoveriesRepository,
     work as unknown as UnitOfWork,
     audit as unknown as AuditTrail,

@@ -5,7 +5,7 @@ import { Errors } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
 import { isUniqueViolation } from '../../database/database-errors';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { WebhooksRepository } from '../../webhooks/webhooks.repository';
+import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
 import { IDEMPOTENCY_WINDOW_MS } from '../events/event-ingest.service';
 import { PendingLimit } from '../events/pending-limit';
@@ -32,7 +32,7 @@ export class DeliveryRecoveryService {
   private readonly retentionDays: number;
 
   constructor(
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhookAccess,
     private readonly recoveries: RecoveriesRepository,
     private readonly work: UnitOfWork,
     private readonly audit: AuditTrail,

@@ -5,7 +5,7 @@ import { placeholders, varying } from '../../database/sql-executor';
 import { sqlTimestamp } from '../../database/sql-dialect';
 import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
-import { DeliveryQueue } from '../dispatch/delivery-queue';
+import { DeliveryTransitions } from '../dispatch/delivery-transitions';
 import type { RecoveryWindow } from './recovery-window';
 
 // The Database executor: a recovery is counted, recorded and given its first batch in one short
@@ -73,7 +73,7 @@ const INDEX = 'ix_deliveries_webhook_state_created';
 export class RecoveriesRepository {
   constructor(
     private readonly db: Database,
-    private readonly queue: DeliveryQueue,
+    private readonly transitions: DeliveryTransitions,
   ) {}
 
   /**
@@ -197,7 +197,7 @@ export class RecoveriesRepository {
             ],
           );
     const batch = rows.map(readBatchRow);
-    const recovered = await this.queue.requeue(
+    const recovered = await this.transitions.requeue(
       tx,
       batch.map((row) => row.id),
       now,

@@ -80,6 +80,21 @@ export class WebhookEntity {
   @Column({ name: 'headers_key_id', type: 'varchar', length: 16, nullable: true })
   headersKeyId: string | null;
 
+  /** How it authenticates to its receiver (docs/api.md 10.16), as reads show it: JSON; null: by the signature alone. */
+  @Column({ type: 'text', nullable: true })
+  auth: string | null;
+
+  /** The OAuth client secret or the TLS private key, sealed by SecretBox like the secrets. */
+  @Column({ name: 'auth_secret', type: 'text', nullable: true })
+  authSecret: string | null;
+
+  @Column({ name: 'auth_secret_key_id', type: 'varchar', length: 16, nullable: true })
+  authSecretKeyId: string | null;
+
+  /** Its deliveries go one at a time, in order (docs/api.md 10.18). */
+  @Column({ type: 'boolean', default: false })
+  ordered: boolean;
+
   /** Set when the service disabled the webhook for failing for days (docs/api.md 10.10). */
   @Column({ name: 'disabled_at', type: 'datetime', precision: 3, nullable: true })
   disabledAt: Date | null;

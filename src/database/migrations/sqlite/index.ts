@@ -11,6 +11,7 @@ import { DeliveryLanes1796300000000 } from './1796300000000-delivery-lanes';
 import { WebhookSubscriptionsAndHeaders1796400000000 } from './1796400000000-webhook-subscriptions-and-headers';
 import { DeliveryLogFilters1796410000000 } from './1796410000000-delivery-log-filters';
 import { DeliveryRecovery1796420000000 } from './1796420000000-delivery-recovery';
+import { ReceiversAsCompaniesRunThem1796440000000 } from './1796440000000-receivers-as-companies-run-them';
 
 /** Applied in this order; append new migrations, never edit landed ones. Some need the keys. */
 export const sqliteMigrations = (secrets: SecretBox) => [
@@ -26,4 +27,5 @@ export const sqliteMigrations = (secrets: SecretBox) => [
   WebhookSubscriptionsAndHeaders1796400000000,
   DeliveryLogFilters1796410000000,
   DeliveryRecovery1796420000000,
+  ReceiversAsCompaniesRunThem1796440000000,
 ];

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptError, AttemptOutcome } from '../../delivery.model';
-import { AdaptiveLimit, INITIAL_LIMIT, limitSignalOf } from './adaptive-limit';
+import { AdaptiveLimit, INITIAL_LIMIT } from './adaptive-limit';
 
 /** `rounds` rounds of attempts that each use the whole limit and succeed in time. */
 function afterRounds(limit: AdaptiveLimit, rounds: number): number {
@@ -67,37 +66,5 @@ describe('AdaptiveLimit', () => {
     const limit = new AdaptiveLimit(64);
     limit.observe('neutral', 0, true, 1);
     expect(limit.current).toBe(INITIAL_LIMIT);
-  });
-});
-
-describe('limitSignalOf', () => {
-  const outcome = (fields: { ok?: boolean; status?: number | null; error?: string | null; durationMs?: number }): AttemptOutcome => ({
-    ok: false,
-    status: null,
-    durationMs: 100,
-    ...fields,
-    error: (fields.error ?? null) as AttemptError | null,
-  });
-
-  it('reads a success within the time as room to grow, a slower one as neutral', () => {
-    expect(limitSignalOf(outcome({ ok: true, status: 204, durationMs: 250 }), 500)).toBe('in time');
-    expect(limitSignalOf(outcome({ ok: true, status: 204, durationMs: 900 }), 500)).toBe('neutral');
-  });
-
-  it.each(['timeout', 'connection failed', 'dns unavailable', 'does not resolve'])('reads %s as congestion', (error) => {
-    expect(limitSignalOf(outcome({ error: error as never }), 500)).toBe('congestion');
-  });
-
-  it.each([429, 500, 503])('reads an answer %i as congestion', (status) => {
-    expect(limitSignalOf(outcome({ status, error: `http ${status}` }), 500)).toBe('congestion');
-  });
-
-  it.each([
-    ['http 404', 404],
-    ['tls error', null],
-    ['blocked address', null],
-    ['internal error', null],
-  ])('reads %s as neutral', (error, status) => {
-    expect(limitSignalOf(outcome({ error: error as never, status }), 500)).toBe('neutral');
   });
 });

@@ -1,6 +1,4 @@
-import type { AttemptOutcome } from '../../delivery.model';
-
-/** How an attempt's outcome moves its webhook's in-flight limit. */
+/** How an attempt's outcome moves its webhook's in-flight limit (classify, attempt-outcome.ts, says which). */
 export type LimitSignal = 'in time' | 'congestion' | 'neutral';
 
 /** The limit a webhook starts with, per instance (docs/api.md 10.10: "a few"). */
@@ -46,19 +44,4 @@ export class AdaptiveLimit {
       this.lastDecreaseAt = now;
     }
   }
-}
-
-/** Failures that say the receiver (or its name server) cannot keep up: they lower the limit (docs/api.md 10.10). */
-const CONGESTION: ReadonlySet<string> = new Set(['timeout', 'connection failed', 'dns unavailable', 'does not resolve']);
-
-/**
- * What an attempt's outcome says to its webhook's limit: a success within `inTimeMs` lets it
- * grow; a timeout, a connection or resolver failure, a 429 or a 5xx lowers it; anything else
- * (a slow success, another status, a TLS error, a blocked address, our own internal error) leaves it.
- */
-export function limitSignalOf(outcome: Pick<AttemptOutcome, 'ok' | 'status' | 'error' | 'durationMs'>, inTimeMs: number): LimitSignal {
-  if (outcome.ok) return outcome.durationMs <= inTimeMs ? 'in time' : 'neutral';
-  if (outcome.error !== null && CONGESTION.has(outcome.error)) return 'congestion';
-  if (outcome.status !== null && (outcome.status === 429 || outcome.status >= 500)) return 'congestion';
-  return 'neutral';
 }

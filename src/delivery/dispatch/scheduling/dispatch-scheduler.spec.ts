@@ -24,6 +24,7 @@ const due = (webhookId: number, organizationId: number, fields: Partial<DueWebho
   rateLimit: null,
   rateNextAt: null,
   breakerOpenUntil: null,
+  ordered: false,
   ...fields,
 });
 const scheduler = (config: Partial<SchedulerConfig> = {}) =>
@@ -34,7 +35,7 @@ const scheduler = (config: Partial<SchedulerConfig> = {}) =>
     sendingBudgetBytes: 1_000_000,
     ...config,
   });
-const ok = { signal: 'in time' as const, unanswered: false, durationMs: 10 };
+const ok = { limit: 'in time' as const, unanswered: false, durationMs: 10 };
 const countBy = (works: readonly Work[], key: (work: Work) => number) =>
   works.reduce<Record<number, number>>((counts, w) => ({ ...counts, [key(w)]: (counts[key(w)] ?? 0) + 1 }), {});
 
@@ -68,7 +69,7 @@ describe('DispatchScheduler: starting what it holds', () => {
     const sut = scheduler({ maxInFlightPerWebhook: 1 });
     sut.offer(many(2, 1, 1), NOW);
     const [first] = sut.nextStarts(NOW).start;
-    sut.answered(first, { signal: 'congestion', unanswered: true, durationMs: 1500 }, NOW + 1500);
+    sut.answered(first, { limit: 'congestion', unanswered: true, durationMs: 1500 }, NOW + 1500);
     expect(sut.nextStarts(NOW + 1500).start).toHaveLength(0);
     sut.finished(first);
     expect(sut.nextStarts(NOW + 1600).start).toHaveLength(1);
@@ -280,5 +281,42 @@ describe('DispatchScheduler: claims', () => {
     sut.offer(many(2, 1, 1), NOW);
     sut.setDue([due(2, 2)], NOW);
     expect(sut.claimPlan(NOW)).toEqual([]);
+  });
+});
+
+describe('DispatchScheduler: an ordered webhook (docs/api.md 10.18)', () => {
+  const ordered = (webhookId: number, organizationId: number, fields: Partial<DueWebhook> = {}) =>
+    due(webhookId, organizationId, { ordered: true, ...fields });
+
+  it('asks for one delivery, its head, and only while it holds none', () => {
+    const sut = scheduler();
+    sut.setDue([ordered(1, 1, { retryDueAt: NOW - 10 })], NOW);
+    const asks = sut.claimPlan(NOW);
+    expect(asks).toEqual([expect.objectContaining({ webhookId: 1, fresh: 1, retries: 0, ordered: true })]);
+    sut.afterClaim(asks, [work(1, 1)], NOW);
+    sut.offer([work(1, 1)], NOW);
+    sut.setDue([ordered(1, 1)], NOW);
+    expect(sut.claimPlan(NOW)).toEqual([]);
+  });
+
+  it('starts one attempt at a time, however high its limit', () => {
+    const sut = scheduler();
+    sut.setDue([ordered(1, 1)], NOW);
+    expect(sut.offer(many(3, 1, 1), NOW)).toHaveLength(2);
+    expect(sut.nextStarts(NOW).start).toHaveLength(1);
+  });
+
+  it('is never handed deliveries by ingest: they wait for their turn in the queue', () => {
+    const sut = scheduler();
+    sut.setDue([ordered(1, 1), due(2, 1)], NOW);
+    expect(sut.handoffs(NOW).exclude).toEqual([1]);
+  });
+
+  it('holds no place for others while its head waits: another webhook of its organization is asked for its room', () => {
+    const sut = scheduler({ concurrency: 4 });
+    sut.setDue([ordered(1, 1), due(2, 1)], NOW);
+    sut.offer([work(1, 1)], NOW);
+    sut.nextStarts(NOW);
+    expect(sut.claimPlan(NOW)).toEqual([expect.objectContaining({ webhookId: 2, fresh: 3 })]);
   });
 });

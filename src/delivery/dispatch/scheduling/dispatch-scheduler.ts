@@ -39,6 +39,8 @@ export interface DueWebhook {
   readonly rateNextAt: number | null;
   /** The breaker holds attempts back until then (null: closed); past it, one may probe. */
   readonly breakerOpenUntil: number | null;
+  /** Its deliveries go one at a time, in order (docs/api.md 10.18). */
+  readonly ordered: boolean;
 }
 
 /** What a claim asks of one webhook: up to `fresh` due first attempts and up to `retries` due retries, oldest first. */
@@ -49,11 +51,13 @@ export interface ClaimAsk {
   readonly rateLimit?: number;
   /** The breaker's cool-down is over: the one delivery claimed probes it, unless another instance took the probe. */
   readonly probe?: boolean;
+  /** An ordered webhook: the one delivery claimed is the head of its order, if it is due and no instance holds it. */
+  readonly ordered?: boolean;
 }
 
 /** How an attempt ended, for the scheduler: its limit's signal, and whether the receiver answered at all. */
 export interface AttemptResult {
-  readonly signal: LimitSignal;
+  readonly limit: LimitSignal;
   /** A timeout or a connection that failed: its webhook's slot waits for the breaker's verdict (`finished`). */
   readonly unanswered: boolean;
   readonly durationMs: number;
@@ -76,6 +80,8 @@ class WebhookState<T extends Work> {
   readonly retries: T[] = [];
   due: DueWebhook | undefined;
   breakerOpenUntil: number | null = null;
+  /** One attempt at a time, in order (docs/api.md 10.18), as the last scan found it. */
+  ordered = false;
   averageMs: number | undefined;
   lastActiveAt: number;
   /** When it last started an attempt: within its organization, the webhook that started least recently goes next. */
@@ -95,8 +101,14 @@ class WebhookState<T extends Work> {
     return this.fresh.length + this.retries.length;
   }
 
-  /** Attempts in flight and deliveries waiting this webhook may hold: its limit, and about a second of its work besides. */
+  /** Attempts in flight it may have now: its adaptive limit, or one for an ordered webhook. */
+  get inFlightLimit(): number {
+    return this.ordered ? 1 : this.limit.current;
+  }
+
+  /** Attempts in flight and deliveries waiting it may hold: its limit and about a second of its work besides; an ordered one, its head. */
   get depth(): number {
+    if (this.ordered) return 1;
     const limit = this.limit.current;
     const waiting = this.averageMs === undefined ? limit : Math.floor((limit * WAIT_BUDGET_MS) / Math.max(this.averageMs, 1));
     return limit + Math.min(MAX_WAITING, waiting);
@@ -164,8 +176,9 @@ export class DispatchScheduler<T extends Work> {
 
   /**
    * Whether ingest may hand this instance the deliveries of new events (`open`: it has places
-   * for them soon), and the webhooks whose deliveries it leaves in the queue: those whose lists
-   * are full or whose breaker is not closed, and, once only the reserve is free, those of the
+   * for them soon), and the webhooks whose deliveries it leaves in the queue: the ordered ones
+   * (their deliveries wait for their turn there), those whose lists are full or whose breaker is
+   * not closed, and, once only the reserve is free, those of the
    * organizations that cannot start in it. So a light organization's event is handed over
    * whatever a heavy one holds.
    */
@@ -173,6 +186,7 @@ export class DispatchScheduler<T extends Work> {
     const free = this.free();
     const exclude = [...this.webhooks.values()].filter(
       (w) =>
+        w.ordered ||
         w.inFlight + w.waiting >= w.depth ||
         breakerStateAt(w.breakerOpenUntil, now) !== 'closed' ||
         (free <= this.shareReserve && this.isHeavy(w.organizationId)),
@@ -203,7 +217,7 @@ export class DispatchScheduler<T extends Work> {
     for (const [organizationId, active] of this.activeOf) add(organizationId, active);
     for (const webhook of this.webhooks.values()) {
       if (webhook.waiting > 0)
-        add(webhook.organizationId, Math.min(webhook.waiting, Math.max(0, webhook.limit.current - webhook.inFlight)));
+        add(webhook.organizationId, Math.min(webhook.waiting, Math.max(0, webhook.inFlightLimit - webhook.inFlight)));
     }
     return this.config.concurrency - Math.min(heavy, this.config.concurrency - this.shareReserve) - light;
   }
@@ -230,6 +244,7 @@ export class DispatchScheduler<T extends Work> {
       const webhook = this.stateOf(due.webhookId, due.organizationId, now);
       webhook.due = due;
       webhook.breakerOpenUntil = due.breakerOpenUntil;
+      webhook.ordered = due.ordered;
     }
     for (const webhook of this.webhooks.values()) {
       if (webhook.idle && webhook.due === undefined && now - webhook.lastActiveAt > IDLE_FORGET_MS) this.forget(webhook);
@@ -280,6 +295,7 @@ export class DispatchScheduler<T extends Work> {
         retries,
         rateLimit: due!.rateLimit ?? undefined,
         probe: breakerStateAt(breakerOpenUntil, now) === 'probe',
+        ...(due!.ordered && { ordered: true }),
       };
     });
   }
@@ -354,7 +370,7 @@ export class DispatchScheduler<T extends Work> {
       webhook.lastStartAt = now;
       this.activeCount++;
       this.activeOf.set(work.organizationId, (this.activeOf.get(work.organizationId) ?? 0) + 1);
-      this.started.set(work.id, { at: now, saturated: webhook.inFlight >= webhook.limit.current || webhook.waiting > 0 });
+      this.started.set(work.id, { at: now, saturated: webhook.inFlight >= webhook.inFlightLimit || webhook.waiting > 0 });
       this.toBackOfTurns(work.organizationId);
       start.push(work);
     }
@@ -369,7 +385,7 @@ export class DispatchScheduler<T extends Work> {
     this.sendingBytes -= work.bodyBytes;
     const webhook = this.webhooks.get(work.webhookId);
     if (webhook === undefined) return;
-    webhook.limit.observe(result.signal, started.at, started.saturated, now);
+    webhook.limit.observe(result.limit, started.at, started.saturated, now);
     webhook.averageMs =
       webhook.averageMs === undefined ? result.durationMs : (1 - SMOOTHING) * webhook.averageMs + SMOOTHING * result.durationMs;
     if (!result.unanswered) webhook.inFlight--;
@@ -433,7 +449,7 @@ export class DispatchScheduler<T extends Work> {
     for (const webhook of this.webhooksOf.get(organizationId) ?? []) {
       if (webhook.waiting === 0) continue;
       const probing = breakerStateAt(webhook.breakerOpenUntil, now) !== 'closed';
-      if (probing ? webhook.inFlight > 0 : webhook.inFlight >= webhook.limit.current) continue;
+      if (probing ? webhook.inFlight > 0 : webhook.inFlight >= webhook.inFlightLimit) continue;
       if (webhook.fresh.length === 0 && free <= this.freshReserve) continue;
       if (best === undefined || webhook.lastStartAt < best.lastStartAt) best = webhook;
     }
@@ -496,7 +512,8 @@ export class DispatchScheduler<T extends Work> {
     if (breaker === 'open') return undefined;
     if (due.rateLimit !== null && (due.rateNextAt ?? 0) > now + RATE_HORIZON_MS) return undefined;
     const asked = ask.fresh + ask.retries;
-    if (breaker === 'probe') {
+    // A probe, or an ordered webhook's head: one delivery, and only while it holds none.
+    if (breaker === 'probe' || due.ordered) {
       if (asked > 0 || !webhook.idle) return undefined;
       return due.freshDueAt !== null ? 'fresh' : 'retries';
     }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AttemptError } from '../../delivery.model';
 import {
   breakerStateAt,
   cooldownMs,
   DISABLE_AFTER_ATTEMPTS,
   EndpointHealth,
+  EndpointSignal,
   healthAfter,
   healthAfterAll,
   HEALTHY,
@@ -15,27 +15,30 @@ import {
 
 const DAY = 24 * 3600 * 1000;
 const POLICY: HealthPolicy = { breakerThreshold: 3, cooldownMs: 1000, disableAfterMs: 5 * DAY };
-const failed = (error: AttemptError) => ({ ok: false, error });
-const OK = { ok: true, error: null };
+// The signals of attempts as classify (attempt-outcome.ts) gives them: a timeout, a connection or
+// resolver failure is unreachable; an HTTP status or a TLS error reachable; a blocked address untried.
+const UNREACHABLE: EndpointSignal = 'unreachable';
+const REACHABLE: EndpointSignal = 'reachable';
+const OK: EndpointSignal = 'success';
 
-/** The health after a run of outcomes, one a second from t = 0. */
-function after(outcomes: { ok: boolean; error: AttemptError | null }[], from: EndpointHealth = HEALTHY): EndpointHealth {
-  return outcomes.reduce((health, outcome, i) => healthAfter(health, outcome, i * 1000, POLICY).health, from);
+/** The health after a run of attempts, one a second from t = 0. */
+function after(signals: EndpointSignal[], from: EndpointHealth = HEALTHY): EndpointHealth {
+  return signals.reduce((health, signal, i) => healthAfter(health, signal, i * 1000, POLICY).health, from);
 }
 
 describe('the circuit breaker', () => {
   it('stays closed below the threshold of consecutive timeouts', () => {
-    expect(breakerStateAt(after([failed('timeout'), failed('connection failed')]).breakerOpenUntil, 2000)).toBe('closed');
+    expect(breakerStateAt(after([UNREACHABLE, UNREACHABLE]).breakerOpenUntil, 2000)).toBe('closed');
   });
 
   it('opens at the threshold for the first cool-down, holding attempts back until then', () => {
-    const health = after([failed('timeout'), failed('timeout'), failed('connection failed')]);
+    const health = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
     expect(health.breakerOpenUntil).toBe(2000 + POLICY.cooldownMs);
     expect(breakerStateAt(health.breakerOpenUntil, 2999)).toBe('open');
   });
 
   it('lets one attempt probe once the cool-down is over', () => {
-    const health = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    const health = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
     expect(breakerStateAt(health.breakerOpenUntil, health.breakerOpenUntil!)).toBe('probe');
   });
 
@@ -45,49 +48,47 @@ describe('the circuit breaker', () => {
   });
 
   it('closes after a successful probe', () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
     expect(healthAfter(open, OK, 9000, POLICY).health).toEqual(HEALTHY);
   });
 
   it('closes when the receiver answers, even with an error status: it is reachable', () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    const { health } = healthAfter(open, failed('http 500'), 9000, POLICY);
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
+    const { health } = healthAfter(open, REACHABLE, 9000, POLICY);
     expect([health.breakerFailures, breakerStateAt(health.breakerOpenUntil, 9000)]).toEqual([0, 'closed']);
   });
 
   it('closes on a TLS error too: the receiver answered the connection', () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    expect(breakerStateAt(healthAfter(open, failed('tls error'), 9000, POLICY).health.breakerOpenUntil, 9000)).toBe('closed');
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
+    expect(breakerStateAt(healthAfter(open, REACHABLE, 9000, POLICY).health.breakerOpenUntil, 9000)).toBe('closed');
   });
 
   it('counts resolver failures: a name server that stopped answering opens the breaker like a receiver that does not', () => {
-    expect(after([failed('dns unavailable'), failed('does not resolve'), failed('dns unavailable')]).breakerOpenUntil).toBe(
-      2000 + POLICY.cooldownMs,
-    );
+    expect(after([UNREACHABLE, UNREACHABLE, UNREACHABLE]).breakerOpenUntil).toBe(2000 + POLICY.cooldownMs);
   });
 
   it('leaves the count as it was for a blocked address: the receiver was never tried', () => {
-    const counting = after([failed('timeout'), failed('timeout')]);
-    expect(healthAfter(counting, failed('blocked address'), 5000, POLICY).health.breakerFailures).toBe(2);
+    const counting = after([UNREACHABLE, UNREACHABLE]);
+    expect(healthAfter(counting, 'untried', 5000, POLICY).health.breakerFailures).toBe(2);
   });
 
   it('leaves an open breaker as it was for unreached failures', () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    expect(healthAfter(open, failed('blocked address'), 2500, POLICY).health).toMatchObject({
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
+    expect(healthAfter(open, 'untried', 2500, POLICY).health).toMatchObject({
       breakerFailures: open.breakerFailures,
       breakerOpenUntil: open.breakerOpenUntil,
     });
   });
 
   it('does not lengthen the cool-down for attempts that were in flight when the breaker opened', () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    const { health } = healthAfter(open, failed('timeout'), 2500, POLICY);
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
+    const { health } = healthAfter(open, UNREACHABLE, 2500, POLICY);
     expect([health.breakerFailures, health.breakerOpenUntil]).toEqual([open.breakerFailures, open.breakerOpenUntil]);
   });
 
   it("counts the probe's failure, opening the breaker again for twice as long", () => {
-    const open = after([failed('timeout'), failed('timeout'), failed('timeout')]);
-    const { health } = healthAfter(open, failed('connection failed'), 4000, POLICY, true);
+    const open = after([UNREACHABLE, UNREACHABLE, UNREACHABLE]);
+    const { health } = healthAfter(open, UNREACHABLE, 4000, POLICY, true);
     expect([health.breakerFailures, health.breakerOpenUntil]).toEqual([4, 4000 + 2 * POLICY.cooldownMs]);
   });
 });
@@ -97,25 +98,25 @@ describe('disabling', () => {
   const failingFor = (attempts: number) => ({ failingSince: 0, failedAttempts: attempts - 1, breakerFailures: 0, breakerOpenUntil: null });
 
   it('disables after DELIVERY_DISABLE_AFTER_DAYS of failures and at least 10 attempts', () => {
-    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS), failed('http 500'), 5 * DAY, POLICY).disable).toBe(true);
+    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS), REACHABLE, 5 * DAY, POLICY).disable).toBe(true);
   });
 
   it('does not disable before the days have passed, however many attempts failed', () => {
-    expect(healthAfter(failingFor(100), failed('http 500'), 5 * DAY - 1, POLICY).disable).toBe(false);
+    expect(healthAfter(failingFor(100), REACHABLE, 5 * DAY - 1, POLICY).disable).toBe(false);
   });
 
   it('does not disable with fewer than 10 failed attempts, however long', () => {
-    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS - 1), failed('http 500'), 30 * DAY, POLICY).disable).toBe(false);
+    expect(healthAfter(failingFor(DISABLE_AFTER_ATTEMPTS - 1), REACHABLE, 30 * DAY, POLICY).disable).toBe(false);
   });
 
   it('disables after 10 failed attempts when the days are 0', () => {
-    const run = Array.from({ length: DISABLE_AFTER_ATTEMPTS }, () => failed('http 503'));
+    const run = Array.from({ length: DISABLE_AFTER_ATTEMPTS }, () => REACHABLE);
     const last = after(run.slice(0, -1));
     expect(healthAfter(last, run.at(-1)!, 9000, { ...POLICY, disableAfterMs: 0 }).disable).toBe(true);
   });
 
   it('starts the run again after a success', () => {
-    const health = after([failed('http 500'), failed('http 500'), OK, failed('http 500')]);
+    const health = after([REACHABLE, REACHABLE, OK, REACHABLE]);
     expect([health.failingSince, health.failedAttempts]).toEqual([3000, 1]);
   });
 });
@@ -123,9 +124,9 @@ describe('disabling', () => {
 describe('healthAfterAll', () => {
   it('applies a batch of attempts in the order they were made', () => {
     const events = [
-      { outcome: OK, at: 3000, probe: false },
-      { outcome: failed('timeout'), at: 1000, probe: false },
-      { outcome: failed('timeout'), at: 2000, probe: false },
+      { signal: OK, at: 3000, probe: false },
+      { signal: UNREACHABLE, at: 1000, probe: false },
+      { signal: UNREACHABLE, at: 2000, probe: false },
     ];
     expect(healthAfterAll(HEALTHY, events, POLICY)).toEqual({ health: HEALTHY, disable: false });
   });
@@ -133,19 +134,19 @@ describe('healthAfterAll', () => {
   it('disables when any attempt of the batch does', () => {
     const failing = { failingSince: 0, failedAttempts: DISABLE_AFTER_ATTEMPTS - 1, breakerFailures: 0, breakerOpenUntil: null };
     const events = [
-      { outcome: failed('http 500'), at: 5 * DAY, probe: false },
-      { outcome: failed('http 500'), at: 5 * DAY + 1, probe: false },
+      { signal: REACHABLE, at: 5 * DAY, probe: false },
+      { signal: REACHABLE, at: 5 * DAY + 1, probe: false },
     ];
     expect(healthAfterAll(failing, events, POLICY).disable).toBe(true);
   });
 });
 
 it('leaves the health as it was for an attempt that could not be made (internal error)', () => {
-  const health = after([failed('timeout')]);
-  expect(healthAfter(health, failed('internal error'), 5000, POLICY)).toEqual({ health, disable: false });
+  const health = after([UNREACHABLE]);
+  expect(healthAfter(health, 'ours', 5000, POLICY)).toEqual({ health, disable: false });
 });
 
 it('calls a webhook healthy only with no failure, no run and a closed breaker', () => {
   expect(isHealthy(HEALTHY)).toBe(true);
-  expect(isHealthy(after([failed('http 500')]))).toBe(false);
+  expect(isHealthy(after([REACHABLE]))).toBe(false);
 });

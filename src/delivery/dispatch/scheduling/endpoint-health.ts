@@ -1,5 +1,3 @@
-import type { AttemptOutcome } from '../../delivery.model';
-
 /** A webhook's endpoint as the dispatcher tracks it (table webhook_health; no row: HEALTHY). Times in ms since the epoch. */
 export interface EndpointHealth {
   /** The first failed attempt since the last successful one (or since the webhook was enabled). */
@@ -29,10 +27,14 @@ export interface HealthPolicy {
 
 export type BreakerState = 'closed' | 'open' | 'probe';
 
-/** The failures the breaker counts: the receiver did not answer, or its name did not resolve (docs/api.md 10.10). */
-const UNREACHABLE: ReadonlySet<string> = new Set(['timeout', 'connection failed', 'dns unavailable', 'does not resolve']);
-/** Failures that are answers of the receiver: it is reachable, so they close the breaker. */
-const answered = (error: string): boolean => error.startsWith('http ') || error === 'tls error';
+/**
+ * What an attempt tells its endpoint's health (classify, attempt-outcome.ts, says which):
+ * `success` clears it; `unreachable` (the receiver did not answer, or its name did not resolve)
+ * counts toward the breaker; `reachable` (a failure that is an answer: an HTTP status, a TLS
+ * handshake) closes it; `untried` (a blocked address) leaves it; every failure extends the run
+ * that disabling looks at; `ours` (an attempt we could not make) says nothing about the endpoint.
+ */
+export type EndpointSignal = 'success' | 'unreachable' | 'reachable' | 'untried' | 'ours';
 
 export const isHealthy = (health: EndpointHealth): boolean =>
   health.failingSince === null && health.failedAttempts === 0 && health.breakerFailures === 0 && health.breakerOpenUntil === null;
@@ -58,21 +60,20 @@ export const cooldownMs = (breakerFailures: number, policy: HealthPolicy): numbe
  */
 export function healthAfter(
   health: EndpointHealth,
-  outcome: Pick<AttemptOutcome, 'ok' | 'error'>,
+  signal: EndpointSignal,
   at: number,
   policy: HealthPolicy,
   probe = false,
 ): { health: EndpointHealth; disable: boolean } {
-  if (outcome.ok) return { health: HEALTHY, disable: false };
-  if (outcome.error === 'internal error') return { health, disable: false };
+  if (signal === 'success') return { health: HEALTHY, disable: false };
+  if (signal === 'ours') return { health, disable: false };
   const failingSince = health.failingSince ?? at;
   const failedAttempts = health.failedAttempts + 1;
   let { breakerFailures, breakerOpenUntil } = health;
-  const error = outcome.error ?? '';
-  if (answered(error)) {
+  if (signal === 'reachable') {
     breakerFailures = 0;
     breakerOpenUntil = null;
-  } else if (UNREACHABLE.has(error) && (breakerOpenUntil === null || probe)) {
+  } else if (signal === 'unreachable' && (breakerOpenUntil === null || probe)) {
     breakerFailures += 1;
     if (breakerFailures >= policy.breakerThreshold) breakerOpenUntil = at + cooldownMs(breakerFailures, policy);
   }
@@ -82,7 +83,7 @@ export function healthAfter(
 
 /** One recorded attempt as the endpoint's health reads it. */
 export interface HealthEvent {
-  readonly outcome: Pick<AttemptOutcome, 'ok' | 'error'>;
+  readonly signal: EndpointSignal;
   readonly at: number;
   readonly probe: boolean;
 }
@@ -94,8 +95,8 @@ export function healthAfterAll(
   policy: HealthPolicy,
 ): { health: EndpointHealth; disable: boolean } {
   let disable = false;
-  for (const { outcome, at, probe } of [...events].sort((a, b) => a.at - b.at)) {
-    const next = healthAfter(health, outcome, at, policy, probe);
+  for (const { signal, at, probe } of [...events].sort((a, b) => a.at - b.at)) {
+    const next = healthAfter(health, signal, at, policy, probe);
     health = next.health;
     disable ||= next.disable;
   }
