@@ -2,13 +2,29 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, PlatformApi } from '../../auth/auth.decorators';
 import type { PlatformCaller } from '../../identity/caller';
-import { refuseOrganizationOutsideKey } from '../../auth/platform-scope';
+import { refuseBatchOutsideKey, refuseOrganizationOutsideKey } from '../../auth/platform-scope';
 import { ApiErrorResponses } from '../../http/openapi-errors';
 import { RequestInput } from '../../common/validation/request-input';
 import { AcceptedEventDto, EventBodyDto } from './dto/event.dto';
-import { EventRequestPipe } from './event-request.pipe';
+import { AcceptedEventBatchDto, EventBatchDto } from './dto/event-batch.dto';
+import { EventBatchRequestPipe, EventRequestPipe } from './event-request.pipe';
 import { EventIngest } from './event-ingest.service';
+import type { BatchEvent } from './incoming-batch';
 import type { IncomingEvent } from './incoming-event';
+
+/** The errors of both routes (docs/api.md 10.1, 10.1.1): the same checks, of one event or of each. */
+const EventErrorResponses = () =>
+  ApiErrorResponses({
+    400: ['bad request'],
+    403: ['forbidden'],
+    404: ['not found'],
+    409: ['idempotency conflict'],
+    // The body over its limit (256 KiB, a batch's 1 MiB), or an event of a batch over 256 KiB.
+    413: ['payload too large'],
+    415: ['unsupported media type'],
+    // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
+    429: ['rate limited', 'queue full'],
+  });
 
 @ApiTags('events')
 @PlatformApi()
@@ -28,21 +44,28 @@ export class EventsController {
   })
   @ApiBody({ type: EventBodyDto })
   @ApiAcceptedResponse({ type: AcceptedEventDto })
-  @ApiErrorResponses({
-    400: ['bad request'],
-    403: ['forbidden'],
-    404: ['not found'],
-    409: ['idempotency conflict'],
-    413: ['payload too large'],
-    415: ['unsupported media type'],
-    // The key's request limit (the class's) and the organization's backpressure (docs/api.md 10.10).
-    429: ['rate limited', 'queue full'],
-  })
+  @EventErrorResponses()
   acceptEvent(
     @Caller() caller: PlatformCaller,
     @RequestInput(EventRequestPipe) { event, idempotencyKey }: { event: IncomingEvent; idempotencyKey?: string },
   ): Promise<AcceptedEventDto> {
     refuseOrganizationOutsideKey(caller, event.organization);
     return this.ingest.accept(event, idempotencyKey);
+  }
+
+  @Post('batch')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Hand in 1-100 events at once: all stored in one transaction, each with its deliveries, or none; answered in the order sent',
+  })
+  @ApiBody({ type: EventBatchDto })
+  @ApiAcceptedResponse({ type: AcceptedEventBatchDto })
+  @EventErrorResponses()
+  acceptEventBatch(
+    @Caller() caller: PlatformCaller,
+    @RequestInput(EventBatchRequestPipe) events: BatchEvent[],
+  ): Promise<AcceptedEventBatchDto> {
+    refuseBatchOutsideKey(caller, events);
+    return this.ingest.acceptBatch(events);
   }
 }
