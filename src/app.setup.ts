@@ -13,6 +13,7 @@ import { openApiDocument } from './openapi/openapi-document';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { Metrics } from './metrics/metrics';
+import { Tracing } from './tracing/tracing';
 import { AuthGuard } from './auth/auth.guard';
 import { authenticatedBody } from './auth/authenticated-body';
 
@@ -31,7 +32,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(
     inTurn(
       fixedHeaders(helmet()),
-      requestLog(logger, app.get(Metrics)),
+      requestLog(logger, app.get(Metrics), app.get(Tracing)),
       app.get(GracefulShutdown).middleware,
       requireJsonBody,
       keepUndecodablePath,

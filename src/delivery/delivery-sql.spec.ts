@@ -81,6 +81,7 @@ const event: NewEvent = {
   payload: { ciphertext: 'sealed', keyId: 'k1' },
   bodyBytes: 100,
   createdAt: new Date(NOW),
+  trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceState: 'congo=1' },
 };
 const handoff = { token: 'token', leaseUntil: new Date(NOW + 45_000), exclude: [] };
 

@@ -15,7 +15,8 @@ INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state
 -- insert: ingest's group commit of one event handed over, as one script: mysql
 SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id LOCK IN SHARE MODE;
 
-INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at, trace_id, trace_span_id, trace_state)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT b.id, b.org, b.type, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,
@@ -31,7 +32,8 @@ SELECT e.id AS eventId, d.id AS id, d.webhook_id AS webhookId, d.claim_token AS 
 -- insert: ingest's group commit of one event handed over, as one script: sqlite
 SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id;
 
-INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?);
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at, trace_id, trace_span_id, trace_state)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT b.id, b.org, b.type, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,
@@ -47,7 +49,8 @@ SELECT e.id AS eventId, d.id AS id, d.webhook_id AS webhookId, d.claim_token AS 
 -- insert: a batch of two events handed over, two webhooks left out, as one script: mysql
 SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id LOCK IN SHARE MODE;
 
-INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?);
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at, trace_id, trace_span_id, trace_state)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT b.id, b.org, b.type, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,
@@ -63,7 +66,8 @@ SELECT e.id AS eventId, d.id AS id, d.webhook_id AS webhookId, d.claim_token AS 
 -- insert: a batch of two events handed over, two webhooks left out, as one script: sqlite
 SELECT id FROM webhook_sources WHERE organization_id IN (?) ORDER BY organization_id;
 
-INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?);
+INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at, trace_id, trace_span_id, trace_state)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 INSERT INTO deliveries (event_id, organization_id, event_type, webhook_id, state, attempts, next_attempt_at, claim_token, created_at)
     SELECT b.id, b.org, b.type, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,

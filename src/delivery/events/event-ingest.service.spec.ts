@@ -4,6 +4,7 @@ import { loadAppConfig } from '../../config/app-config';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { IdentityService } from '../../identity/identity.service';
 import { Metrics } from '../../metrics/metrics';
+import { Tracing } from '../../tracing/tracing';
 import type { DispatchSignal } from '../dispatch-signal';
 import { EventIngest } from './event-ingest.service';
 import type { EventsRepository, IdempotencyKeyOf, KeyedEvent, NewEvent } from './events.repository';
@@ -66,6 +67,7 @@ function ingestWith({ missing = [] as number[], earlier = [] as (KeyedEvent & Id
     dispatch as unknown as DispatchSignal,
     limit,
     metrics,
+    new Tracing(config),
   );
   return { sut, events };
 }

@@ -3,6 +3,8 @@ import { Errors } from '../../common/domain-error';
 import { SecretBox } from '../../crypto/secret-box';
 import { IdentityService } from '../../identity/identity.service';
 import { Metrics } from '../../metrics/metrics';
+import type { EventTrace, ProducerTrace } from '../../tracing/trace-context';
+import { SpanKind, type TraceSpan, Tracing } from '../../tracing/tracing';
 import { DispatchSignal, Handoff } from '../dispatch-signal';
 import type { AcceptedEventBatchDto } from './dto/event-batch.dto';
 import type { AcceptedEventDto } from './dto/event.dto';
@@ -40,9 +42,11 @@ export class EventIngest {
     private readonly dispatch: DispatchSignal,
     private readonly pending: PendingLimit,
     private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
   ) {}
 
-  async accept(event: IncomingEvent, idempotencyKey?: string): Promise<AcceptedEventDto> {
+  /** One event; `producer`: what the request's trace context headers said (docs/api.md 10.17). */
+  async accept(event: IncomingEvent, idempotencyKey?: string, producer: ProducerTrace = {}): Promise<AcceptedEventDto> {
     const requestHash = requestHashOf(event.type, event.organization, event.data);
     const earlier = idempotencyKey === undefined ? undefined : await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
     if (earlier !== undefined) {
@@ -50,10 +54,18 @@ export class EventIngest {
       await this.events.forgetIdempotencyKeys([earlier.id]);
     }
     await this.pending.check(event.organization);
-    const { event: written, body } = newEvent(this.secrets, event.organization, event.type, event.data, requestHash);
+    const span = this.acceptance(producer, { 'event.type': event.type, 'organization.id': event.organization });
+    const { event: written, body } = newEvent(
+      this.secrets,
+      event.organization,
+      event.type,
+      event.data,
+      traceOf(span, producer),
+      requestHash,
+    );
     const keyed = { ...written, idempotencyKey };
     const handoff = this.dispatch.handoff(keyed.bodyBytes);
-    const outcome = await this.events.insert([keyed], handoff);
+    const outcome = await this.events.insert([keyed], handoff).finally(() => span.end({ 'event.id': keyed.id }));
     if (outcome === 'unknown organization') throw Errors.notFound();
     if (outcome === 'duplicate') {
       // Another request with this key committed first (a race): answer as it was answered.
@@ -72,7 +84,7 @@ export class EventIngest {
    * events written in one transaction, and each event answered in the order sent: a key seen
    * before as it was first answered, a new event with its id and deliveries.
    */
-  async acceptBatch(batch: readonly BatchEvent[]): Promise<AcceptedEventBatchDto> {
+  async acceptBatch(batch: readonly BatchEvent[], producer: ProducerTrace = {}): Promise<AcceptedEventBatchDto> {
     const hashes = batch.map(({ type, organization, data }) => requestHashOf(type, organization, data));
     const keys = batch.flatMap(({ organization, idempotencyKey }) =>
       idempotencyKey === undefined ? [] : [{ organizationId: organization, idempotencyKey }],
@@ -89,13 +101,25 @@ export class EventIngest {
     }
     let { answers, expired } = replays(batch, hashes, earlier);
     await this.checkPending(batch, answers);
-    for (let writes = 1; ; writes++) {
-      if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
-      const written = await this.writeNew(batch, hashes, answers);
-      if (written !== 'duplicate') return { events: written };
-      if (writes === BATCH_WRITES) throw Errors.unavailable();
-      ({ answers, expired } = replays(batch, hashes, await lookUpKeys()));
+    // The events of one batch share its trace and the span of its acceptance (docs/api.md 10.17).
+    const span = this.acceptance(producer, { 'events.count': batch.length });
+    try {
+      for (let writes = 1; ; writes++) {
+        if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
+        const written = await this.writeNew(batch, hashes, answers, traceOf(span, producer));
+        if (written !== 'duplicate') return { events: written };
+        if (writes === BATCH_WRITES) throw Errors.unavailable();
+        ({ answers, expired } = replays(batch, hashes, await lookUpKeys()));
+      }
+    } finally {
+      span.end();
     }
+  }
+
+  /** The span of an acceptance: the producer's child, or the root of a new trace. */
+  private acceptance(producer: ProducerTrace, attributes: Record<string, string | number>): TraceSpan {
+    const parent = producer.parent && { traceId: producer.parent.traceId, spanId: producer.parent.parentId };
+    return this.tracing.start('event accepted', SpanKind.SERVER, parent, attributes);
   }
 
   /** 429 queue full, naming the new events of each organization they would take over its pending limit. */
@@ -125,12 +149,13 @@ export class EventIngest {
     batch: readonly BatchEvent[],
     hashes: readonly string[],
     answers: readonly (AcceptedEventDto | undefined)[],
+    trace: EventTrace,
   ): Promise<AcceptedEventDto[] | 'duplicate'> {
     const fresh = batch.flatMap((_, i) => (answers[i] === undefined ? [i] : []));
     if (fresh.length === 0) return answers as AcceptedEventDto[];
     const sealed = fresh.map((i) => {
       const { type, organization, data, idempotencyKey } = batch[i];
-      const { event, body } = newEvent(this.secrets, organization, type, data, hashes[i]);
+      const { event, body } = newEvent(this.secrets, organization, type, data, trace, hashes[i]);
       return { event: { ...event, idempotencyKey }, body };
     });
     const handoff = this.dispatch.handoff(sealed.reduce((bytes, { event }) => bytes + event.bodyBytes, 0));
@@ -160,6 +185,7 @@ export class EventIngest {
       type: event.type,
       body: Buffer.from(body),
       bodyBytes: event.bodyBytes,
+      trace: event.trace,
     };
     this.dispatch.accepted(handed, inserted.deliveries, handoff, inserted.handed);
   }
@@ -189,6 +215,13 @@ function replays(
     expired: found.flatMap((keyed, i) => (keyed !== undefined && kept[i] === undefined ? [keyed.id] : [])),
   };
 }
+
+/** An event's trace: its acceptance span's, and the producer's `tracestate` to pass on. */
+const traceOf = ({ traceId, spanId }: TraceSpan, { traceState }: ProducerTrace): EventTrace => ({
+  traceId,
+  spanId,
+  ...(traceState !== undefined && { traceState }),
+});
 
 /** A key still within its window; an older one is freed for the new event. */
 const live = ({ createdAt }: KeyedEvent): boolean => Date.now() - createdAt.getTime() < IDEMPOTENCY_WINDOW_MS;

@@ -16,6 +16,7 @@ const eventOf = (id: string, idempotencyKey?: string): NewEvent => ({
   payload: { ciphertext: 'sealed', keyId: 'k1' },
   bodyBytes: 10,
   createdAt: new Date(),
+  trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' },
 });
 
 /** An event's one delivery, claimed with the handoff's token, as the read-back finds it. */

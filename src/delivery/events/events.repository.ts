@@ -10,6 +10,7 @@ import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
 import type { HandedDelivery, Handoff } from '../dispatch-signal';
 import { HealthSql } from '../webhook-health-sql';
+import type { EventTrace } from '../../tracing/trace-context';
 import { IngestDatabase } from './ingest-database';
 import { sealedToJson } from './sealed-json';
 
@@ -28,6 +29,8 @@ export interface NewEvent {
   /** The body's size in bytes (events.body_bytes: what a dispatcher holding it spends of DELIVERY_BUFFER_MB). */
   readonly bodyBytes: number;
   readonly createdAt: Date;
+  /** docs/api.md 10.17: its trace, the span of its acceptance, and the producer's tracestate. */
+  readonly trace: EventTrace;
 }
 
 /** Which webhooks of the organization an event written with a change goes to (insertIn). */
@@ -143,9 +146,8 @@ function groupFanOutParams(group: readonly Ingested[], excluded: readonly number
 
 /** The events in one INSERT. */
 const insertEvents = (events: readonly NewEvent[]): ScriptStatement => ({
-  sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at) VALUES ${events
-    .map(() => '(?, ?, ?, ?, ?, ?, ?, ?)')
-    .join(', ')}`,
+  sql: `INSERT INTO events (id, organization_id, type, idempotency_key, request_hash, payload, body_bytes, created_at, trace_id, trace_span_id, trace_state)
+    VALUES ${events.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
   params: events.flatMap((event) => [
     event.id,
     event.organizationId,
@@ -155,6 +157,9 @@ const insertEvents = (events: readonly NewEvent[]): ScriptStatement => ({
     sealedToJson(event.payload),
     event.bodyBytes,
     sqlTimestamp(event.createdAt),
+    event.trace.traceId,
+    event.trace.spanId,
+    event.trace.traceState ?? null,
   ]),
 });
 
