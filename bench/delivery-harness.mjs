@@ -99,8 +99,10 @@ export async function startService(config, secretKey, dns, receiver, { organizat
   }
   const apis = servers.map((server) => `http://127.0.0.1:${server.port}${API_PREFIX}`);
   for (const org of orgs) {
-    for (const [name, url] of Object.entries(org.webhooks)) {
-      await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body: { url } });
+    // A webhook is its URL, or the body of its create (its URL and more: `ordered`, a rate limit…).
+    for (const [name, webhook] of Object.entries(org.webhooks)) {
+      const body = typeof webhook === 'string' ? { url: webhook } : webhook;
+      await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body });
     }
   }
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
