@@ -67,7 +67,7 @@ export async function startReceiver() {
 
 /**
  * A fresh database with one organization per entry of `organizations` (each `{name: url}` of
- * webhooks, or `{name: body}` for more than a URL), an owner's session, a platform key, and `instances` servers on it (ports
+ * webhooks), an owner's session, a platform key, and `instances` servers on it (ports
  * config.port, config.port + 1, …) delivering through the receiver's proxy.
  */
 export async function startService(config, secretKey, dns, receiver, { organizations, instances = 1, env = {} }) {
@@ -101,8 +101,9 @@ export async function startService(config, secretKey, dns, receiver, { organizat
   }
   const apis = servers.map((server) => `http://127.0.0.1:${server.port}${API_PREFIX}`);
   for (const org of orgs) {
-    for (const [name, given] of Object.entries(org.webhooks)) {
-      const body = typeof given === 'string' ? { url: given } : given;
+    // A webhook is its URL, or the body of its create (its URL and more: `ordered`, a rate limit…).
+    for (const [name, webhook] of Object.entries(org.webhooks)) {
+      const body = typeof webhook === 'string' ? { url: webhook } : webhook;
       await expectStatus(201, 'POST', `${apis[0]}/webhook/${name}`, { headers: { Cookie: org.cookie }, body });
     }
   }

@@ -17,6 +17,7 @@ import { ApiExceptionFilter } from './http/api-exception.filter';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { LoggingModule } from './logging/logging.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
+import { TracingModule } from './tracing/tracing.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -36,6 +37,7 @@ export class AppModule {
         LoggingModule.forRoot(logger),
         DatabaseModule,
         CryptoModule,
+        TracingModule,
         AuthModule,
         HealthModule,
         MonitoringModule,

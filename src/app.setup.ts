@@ -7,12 +7,13 @@ import { AppConfig } from './config/app-config';
 import { GracefulShutdown } from './http/graceful-shutdown';
 import { ApiExpressAdapter } from './http/http-adapter';
 import { fixedHeaders, inTurn } from './http/fixed-headers';
-import { BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, jsonBody, requireJsonBody } from './http/json-body';
+import { BODY_LIMIT, EVENT_BATCH_BODY_LIMIT, EVENT_BODY_LIMIT, JSON_TYPES, jsonBody, requireJsonBody } from './http/json-body';
 import { keepUndecodablePath } from './http/undecodable-path';
 import { openApiDocument } from './openapi/openapi-document';
 import { PINO } from './logging/pino.provider';
 import { requestLog } from './logging/request-log.middleware';
 import { Metrics } from './metrics/metrics';
+import { Tracing } from './tracing/tracing';
 import { AuthGuard } from './auth/auth.guard';
 import { authenticatedBody } from './auth/authenticated-body';
 
@@ -31,16 +32,20 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(
     inTurn(
       fixedHeaders(helmet()),
-      requestLog(logger, app.get(Metrics)),
+      requestLog(logger, app.get(Metrics), app.get(Tracing)),
       app.get(GracefulShutdown).middleware,
       requireJsonBody,
       keepUndecodablePath,
     ),
   );
-  // Events may be up to 256 KiB, so they are read only for a known platform key (the guard's
-  // checks, ahead of the parser); the parser that reads a body first leaves it to the next.
-  const eventParser = jsonBody(EVENT_BODY_LIMIT, JSON_TYPES.slice(0, 1));
-  app.use(`${app.get(AppConfig).apiPrefix}/events`, authenticatedBody(app.get(AuthGuard), { kind: 'platform' }, eventParser));
+  // Events may be up to 256 KiB, and a batch of them 1 MiB, so they are read only for a known
+  // platform key (the guard's checks, ahead of the parser; each mount gates its own path only);
+  // the parser that reads a body first leaves it to the next.
+  const events = `${app.get(AppConfig).apiPrefix}/events`;
+  const platformBody = (limit: string) =>
+    authenticatedBody(app.get(AuthGuard), { kind: 'platform' }, jsonBody(limit, JSON_TYPES.slice(0, 1)));
+  app.use(`${events}/batch`, platformBody(EVENT_BATCH_BODY_LIMIT));
+  app.use(events, platformBody(EVENT_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT, JSON_TYPES));
   setUpOpenApi(app);
 }

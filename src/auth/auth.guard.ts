@@ -16,7 +16,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * authentications is refused first (429), each 401 counts against its address, and the
  * requests of a bearer token (wallet extension, platform key) count against that token.
  * `admit` is the same work for a middleware that must know the caller before the body is read
- * (authenticatedBody: POST {p}/events); the guard then finds the request admitted.
+ * (authenticatedBody: POST {p}/events and {p}/events/batch); the guard then finds the request admitted.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

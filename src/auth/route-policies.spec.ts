@@ -29,6 +29,7 @@ const POLICIES: Record<string, Policy> = {
   'POST /webhook/:name/recover': 'owner or admin, by session',
   'GET /audit': 'owner or admin, by session',
   'POST /events': 'the platform key',
+  'POST /events/batch': 'the platform key',
   'GET /card/provisioning': 'a wallet extension',
   'GET /card/provisioning/entries': 'a wallet extension',
   'POST /card/:id/provisioning/apple': 'a wallet extension',

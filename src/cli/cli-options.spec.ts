@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { InvalidArgumentError } from 'commander';
-import { describe, expect, it } from 'vitest';
-import { parseDays, parseIdList, parseLimit } from './cli-options';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonFileArgument, parseDays, parseIdList, parseLimit, UsageError } from './cli-options';
 
 describe('CLI option parsers (docs/api.md 8)', () => {
   describe('parseIdList (--org 1,2)', () => {
@@ -40,6 +44,33 @@ describe('CLI option parsers (docs/api.md 8)', () => {
 
     it.each(['0', '1001', '-3', 'ten', '2.5'])('refuses %j', (value) => {
       expect(() => parseLimit(value, 1000)).toThrow(InvalidArgumentError);
+    });
+  });
+
+  describe('jsonFileArgument (event send --file)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-options-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+
+    it('reads the JSON of a file, and of standard input for -', async () => {
+      expect(await jsonFileArgument('--file', file('batch.json', '{"events":[]}\n'))).toEqual({ events: [] });
+      expect(await jsonFileArgument('--file', '-', Readable.from(['{"events":', '[1]}']))).toEqual({ events: [1] });
+    });
+
+    it('refuses a file that cannot be read, naming the option, the file and why', async () => {
+      const missing = join(dir, 'missing.json');
+      await expect(jsonFileArgument('--file', missing)).rejects.toEqual(new UsageError(`--file ${missing}: cannot be read (ENOENT)`));
+      await expect(jsonFileArgument('--file', dir)).rejects.toEqual(new UsageError(`--file ${dir}: cannot be read (EISDIR)`));
+    });
+
+    it('refuses text that is not JSON, naming the option and the file', async () => {
+      await expect(jsonFileArgument('--file', file('bad.json', '{"events":'))).rejects.toThrow(
+        new RegExp(`^--file ${join(dir, 'bad.json')}: not JSON \\(`),
+      );
+      await expect(jsonFileArgument('--file', '-', Readable.from([]))).rejects.toThrow(/^--file standard input: not JSON \(/);
     });
   });
 });

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError } from 'commander';
 
 // The command line's input (docs/api.md 8): commander's option parsers, each refusing a value
@@ -43,13 +44,34 @@ export function parseSeconds(value: string): number {
  */
 export async function secretArgument(value: string): Promise<string> {
   if (value !== '-') return value;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  const text = (await readAll(process.stdin)).replace(/\r?\n$/, '');
   if (text.trim() === '') throw new UsageError('standard input (given as -) is empty');
   return text;
+}
+
+/**
+ * The JSON a file option names (`event send --file`), `-` reading standard input: a file that
+ * cannot be read, or whose text is not JSON, is a usage error naming the option and the file.
+ */
+export async function jsonFileArgument(option: string, path: string, stdin: AsyncIterable<unknown> = process.stdin): Promise<unknown> {
+  const source = path === '-' ? 'standard input' : path;
+  let text: string;
+  try {
+    text = path === '-' ? await readAll(stdin) : await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${option} ${source}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${option} ${source}: not JSON (${(error as Error).message})`);
+  }
+}
+
+async function readAll(stream: AsyncIterable<unknown>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function parseText(value: string): string {

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { CardsModule } from '../cards/cards.module';
 import { ConfigModule } from '../config/config.module';
 import { CryptoModule } from '../crypto/crypto.module';
+import { TracingModule } from '../tracing/tracing.module';
 import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../delivery/events/events.module';
 import { RecoveryModule } from '../delivery/recovery/recovery.module';
@@ -40,6 +41,7 @@ export class CliModule {
         LoggingModule.forRoot(createPino('error', pino.destination(2))),
         DatabaseModule,
         CryptoModule,
+        TracingModule,
         IdentityModule,
         CardsModule,
         // The parts of delivery whose services the commands call (event send, webhook recover).

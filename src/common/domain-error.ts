@@ -52,6 +52,9 @@ export class DomainError extends Error {
   }
 }
 
+/** The details of an answer: none when none are given. */
+const listed = (details: readonly string[]): readonly string[] | undefined => (details.length > 0 ? details : undefined);
+
 export const Errors = {
   badRequest: (details?: string[]) => new DomainError(400, 'bad request', details),
   invalidName: (details: string[]) => new DomainError(400, 'invalid name', details),
@@ -63,24 +66,24 @@ export const Errors = {
   noPermission: () => new DomainError(403, 'no permission'),
   forbiddenOrigin: () => new DomainError(403, 'forbidden origin'),
   /** A platform key restricted to other organizations than the one named (docs/api.md 10.1). */
-  forbidden: () => new DomainError(403, 'forbidden'),
+  forbidden: (...details: string[]) => new DomainError(403, 'forbidden', listed(details)),
   noIssuer: () => new DomainError(403, 'no issuer'),
-  notFound: (what?: string) => new DomainError(404, 'not found', what === undefined ? undefined : [what]),
+  notFound: (...what: string[]) => new DomainError(404, 'not found', listed(what)),
   noCard: () => new DomainError(404, 'no card'),
   methodNotAllowed: () => new DomainError(405, 'method not allowed'),
   nameConflict: () => new DomainError(409, 'name conflict'),
-  idempotencyConflict: () => new DomainError(409, 'idempotency conflict'),
+  idempotencyConflict: (...details: string[]) => new DomainError(409, 'idempotency conflict', listed(details)),
   /** A cancelled delivery cannot be sent again (its webhook was deleted). */
   cancelled: () => new DomainError(409, 'cancelled'),
   /** An operator command meeting what exists (a user with that e-mail). */
   conflict: (what: string) => new DomainError(409, 'conflict', [what]),
   /** An operator command breaking a rule (a card for a non-member). */
   invalid: (what: string) => new DomainError(400, 'invalid', [what]),
-  payloadTooLarge: () => new DomainError(413, 'payload too large'),
+  payloadTooLarge: (...details: string[]) => new DomainError(413, 'payload too large', listed(details)),
   unsupportedMediaType: () => new DomainError(415, 'unsupported media type'),
   rateLimited: (retryAfterSeconds: number) => new DomainError(429, 'rate limited', undefined, retryAfterSeconds),
   /** docs/api.md 10.10: the organization has DELIVERY_PENDING_PER_ORG_MAX pending deliveries. */
-  queueFull: (retryAfterSeconds: number) => new DomainError(429, 'queue full', undefined, retryAfterSeconds),
+  queueFull: (retryAfterSeconds: number, ...details: string[]) => new DomainError(429, 'queue full', listed(details), retryAfterSeconds),
   /** A disabled webhook takes no replay, test or recovery until it is enabled (docs/api.md 10.10, 10.14): `{code}` alone, as the other 409s. */
   disabled: () => new DomainError(409, 'disabled'),
   internal: () => new DomainError(500, 'internal error'),

@@ -4,6 +4,7 @@ import { parseEnvironment } from './environment';
 import { RateLimits, rateLimitsOf } from './rate-limit-config';
 import { currentKey, decodeKey, SecretKeys } from './secret-key';
 import { metricsPortBeside, parseApiPrefix, parseDnsServers, parseMetricsHost, parseOrigins } from './server-config';
+import { tracingOf, TracingConfig } from './tracing-config';
 import { parseTrustedRanges, TrustedRange, trustedRangeWarnings } from './trusted-ranges';
 
 /**
@@ -38,6 +39,8 @@ export class AppConfig {
   readonly trustedCidrs: readonly TrustedRange[];
   /** One call to a card processor (docs/api.md 6.1): connect, TLS, request and answer. */
   readonly issuerTimeoutMs: number;
+  /** Where spans are exported, if anywhere (docs/api.md 10.17). */
+  readonly tracing: TracingConfig;
   /** What the start-up log must warn about (a key file others can read, a trusted range over loopback or metadata). */
   readonly warnings: readonly string[];
 
@@ -81,6 +84,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     delivery: deliveryOf(e, cwd),
     trustedCidrs,
     issuerTimeoutMs: e.ISSUER_TIMEOUT_MS ?? 10_000,
+    tracing: tracingOf(e),
     warnings,
   });
 }

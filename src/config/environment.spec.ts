@@ -51,6 +51,11 @@ const EVERY_VARIABLE: Required<Record<keyof Environment, string>> = {
   DELIVERY_BREAKER_COOLDOWN_MS: '1500',
   RATE_LIMIT_ACTIONS_PER_WEBHOOK: '8',
   ISSUER_TIMEOUT_MS: '2500',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces',
+  OTEL_SERVICE_NAME: 'platform-api-test',
+  OTEL_SDK_DISABLED: 'false',
+  OTEL_TRACES_EXPORTER: 'otlp',
 };
 
 describe('parseEnvironment (docs/api.md 2)', () => {

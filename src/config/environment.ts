@@ -258,6 +258,27 @@ export class Environment {
   @Min(100)
   @Max(600_000)
   ISSUER_TIMEOUT_MS?: number;
+
+  // OpenTelemetry's own variables (docs/api.md 10.17), read as its exporters read them (tracing-config.ts).
+  @IsOptional()
+  @IsString()
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsString()
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsString()
+  OTEL_SERVICE_NAME?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  OTEL_SDK_DISABLED?: string;
+
+  @IsOptional()
+  @IsString()
+  OTEL_TRACES_EXPORTER?: string;
 }
 
 /**

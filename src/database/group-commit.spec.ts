@@ -25,6 +25,14 @@ describe('GroupCommit', () => {
     expect(groups).toEqual([[1], [60], [50], [500]]);
   });
 
+  it('counts an item as countOf says: one that counts more than the limit goes alone', async () => {
+    const groups: number[][] = [];
+    const limits = { ...LIMITS, countOf: (item: number) => item };
+    const sut = new GroupCommit(async (items: readonly number[]) => (groups.push([...items]), [...items]), limits);
+    await Promise.all([1, 1, 2, 5, 1].map((n) => sut.submit(n)));
+    expect(groups).toEqual([[1], [1, 2], [5], [1]]);
+  });
+
   it('writes each item of a failed group again alone, so that only the one at fault fails', async () => {
     const sut = new GroupCommit(async (items: readonly number[]) => {
       if (items.includes(3)) throw new Error('duplicate');

@@ -5,7 +5,9 @@ interface Waiting<I, R> {
 }
 
 export interface GroupLimits<I> {
+  /** A group's items together, by `countOf` (1 each by default); one item counting more goes alone. */
   readonly maxItems: number;
+  readonly countOf?: (item: I) => number;
   /** A group's items together, by `bytesOf`; one item larger than this goes alone. */
   readonly maxBytes: number;
   readonly bytesOf: (item: I) => number;
@@ -45,12 +47,15 @@ export class GroupCommit<I, R> {
   }
 
   private nextGroup(): Waiting<I, R>[] {
+    const { maxItems, countOf = () => 1, maxBytes, bytesOf } = this.limits;
+    let items = 0;
     let bytes = 0;
     let count = 0;
-    while (count < this.waiting.length && count < this.limits.maxItems) {
-      const next = this.limits.bytesOf(this.waiting[count].item);
-      if (count > 0 && bytes + next > this.limits.maxBytes) break;
-      bytes += next;
+    while (count < this.waiting.length) {
+      const { item } = this.waiting[count];
+      if (count > 0 && (items + countOf(item) > maxItems || bytes + bytesOf(item) > maxBytes)) break;
+      items += countOf(item);
+      bytes += bytesOf(item);
       count++;
     }
     return this.waiting.splice(0, count);

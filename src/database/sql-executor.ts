@@ -23,6 +23,18 @@ export const textOf = (sql: Sql): string => (sql instanceof VaryingSql ? sql.tex
 /** `?, ?, ?` for a list of `n` values (inside VaryingSql). */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
+/**
+ * A derived table of `count` rows of parameters with these column names (inside VaryingSql):
+ * `SELECT ? AS a, ? AS b UNION ALL SELECT ?, ? …`, which MySQL, MariaDB and SQLite all read alike
+ * (their VALUES lists name columns each its own way). Its parameters: row after row. SQLite takes
+ * at most 500 parts in one compound SELECT.
+ */
+export const parameterRows = (columns: readonly string[], count: number): string =>
+  [
+    `SELECT ${columns.map((column) => `? AS ${column}`).join(', ')}`,
+    ...Array.from({ length: count - 1 }, () => `SELECT ${placeholders(columns.length)}`),
+  ].join(' UNION ALL ');
+
 /** Runs raw statements, alone or inside a transaction (Database, and each connection of MysqlConnections). */
 export interface SqlExecutor {
   select<T extends Row>(sql: Sql, params?: readonly SqlValue[]): Promise<T[]>;

@@ -81,6 +81,7 @@ const event: NewEvent = {
   payload: { ciphertext: 'sealed', keyId: 'k1' },
   bodyBytes: 100,
   createdAt: new Date(NOW),
+  trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceState: 'congo=1' },
 };
 const handoff = { token: 'token', leaseUntil: new Date(NOW + 45_000), exclude: [] };
 
@@ -145,11 +146,17 @@ describe('the SQL of delivery, as committed in src/delivery/__sql__/', () => {
     await matchFile('events.repository.sql', [
       section('fan-out: every webhook that takes the type (an event written with a change)', () => [fanOutSql({})]),
       section('fan-out: the enabled webhooks but one (webhook.disabled)', () => [fanOutSql({ onlyEnabledExcept: 5 })]),
-      section('fan-out: handed over to this instance', () => [fanOutSql({ handoff })]),
-      section('fan-out: handed over, two webhooks left out', () => [fanOutSql({ handoff: { ...handoff, exclude: [4, 5] } })]),
       section("insert: ingest's group commit of one event handed over, as one script", async (dialect) => {
-        const { db, sent } = recording(dialect, [[{ id: 1 }], [{ id: 21, webhookId: 7, eventId: event.id }]]);
-        await new EventsRepository(db, db).insert(event, { handoff });
+        const { db, sent } = recording(dialect, [[{ id: 1 }], [{ eventId: event.id, id: 21, webhookId: 7, claimToken: handoff.token }]]);
+        await new EventsRepository(db, db).insert([event], handoff);
+        return sent;
+      }),
+      section('insert: a batch of two events handed over, two webhooks left out, as one script', async (dialect) => {
+        const { db, sent } = recording(dialect, [[{ id: 1 }], []]);
+        await new EventsRepository(db, db).insert([event, { ...event, id: 'evt_2', idempotencyKey: undefined }], {
+          ...handoff,
+          exclude: [4, 5],
+        });
         return sent;
       }),
     ]);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EventTrace } from '../tracing/trace-context';
 
 /** Deliveries inserted already claimed by this instance's dispatcher: its claim token, the lease's end, and the webhooks left out. */
 export interface Handoff {
@@ -15,6 +16,7 @@ export interface HandedEvent {
   readonly type: string;
   readonly body: Buffer;
   readonly bodyBytes: number;
+  readonly trace: EventTrace;
 }
 
 /** A delivery ingest inserted claimed with the handoff's token. */

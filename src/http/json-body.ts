@@ -8,6 +8,8 @@ import { Errors } from '../common/domain-error';
 export const BODY_LIMIT = '16kb';
 /** docs/api.md 10.1: an event's body may be larger. */
 export const EVENT_BODY_LIMIT = '256kb';
+/** docs/api.md 10.1.1: a batch of events, larger still. */
+export const EVENT_BATCH_BODY_LIMIT = '1mb';
 export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
 /** A request with a body: docs/api.md 4's body rules apply to it. */

@@ -3,6 +3,7 @@ import { Database } from '../database/database';
 import { isUniqueViolation } from '../database/database-errors';
 import { Column, rowReader } from '../database/row-reader';
 import { sqlTimestamp } from '../database/sql-dialect';
+import { placeholders, varying } from '../database/sql-executor';
 import { AccessTokenKind } from './entities/access-token.entity';
 import { Role } from './entities/member.entity';
 import type { SessionGrant } from './identity-access';
@@ -69,6 +70,13 @@ export class IdentityRepository {
 
   organizationExists(id: number): Promise<boolean> {
     return this.exists('SELECT 1 AS one FROM organizations WHERE id = ?', [id]);
+  }
+
+  /** Those of `ids` that name no organization. */
+  async missingOrganizations(ids: readonly number[]): Promise<number[]> {
+    const found = await this.db.select(varying(`SELECT id FROM organizations WHERE id IN (${placeholders(ids.length)})`), ids);
+    const existing = new Set(found.map((row) => Column.int(row.id)));
+    return ids.filter((id) => !existing.has(id));
   }
 
   /** The new user's id, or 'email taken' (the unique index decides, also under races). */

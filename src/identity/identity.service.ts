@@ -165,6 +165,11 @@ export class IdentityService {
     return this.operatorAuditEntries.record(tx, change, at);
   }
 
+  /** Those of `ids` that name no organization (a batch of events names them, docs/api.md 10.1.1). */
+  missingOrganizations(ids: readonly number[]): Promise<number[]> {
+    return this.identities.missingOrganizations(ids);
+  }
+
   /** 404 not found unless the organization exists (event ingest names it). */
   async requireOrganization(id: number): Promise<void> {
     if (!(await this.identities.organizationExists(id))) throw Errors.notFound(`no organization ${id}`);

@@ -33,6 +33,7 @@ describe('openApiDocument: operationIds (issue 26)', () => {
         .sort(),
     ).toEqual([
       'acceptEvent',
+      'acceptEventBatch',
       'checkHealth',
       'createWebhook',
       'deleteWebhook',
@@ -69,6 +70,7 @@ describe('openApiDocument: request bodies (docs/api.md 5, 10.15)', () => {
       if (target.properties !== undefined) found.add(target);
       for (const member of Object.values(target.properties ?? {})) walk(member);
       for (const part of [...(target.anyOf ?? []), ...(target.oneOf ?? []), ...(target.allOf ?? [])]) walk(part);
+      walk(target.items);
     };
     for (const operation of operationsOf(document.paths)) {
       const body = operation.requestBody as RequestBodyObject | undefined;
@@ -86,6 +88,19 @@ describe('openApiDocument: request bodies (docs/api.md 5, 10.15)', () => {
   it("leaves the free-form objects open: an event's data and a webhook's headers", () => {
     expect(schemas().EventBodyDto.properties!.data).toMatchObject({ type: 'object', additionalProperties: true });
     expect((schemas().CreateWebhookDto.properties!.headers as SchemaObject).additionalProperties).toMatchObject({ type: 'string' });
+  });
+
+  it('describes a batch (docs/api.md 10.1.1) as 1-100 events, each the body of POST /events and its idempotency key', () => {
+    expect(schemas().EventBatchDto.properties!.events).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { $ref: '#/components/schemas/BatchEventDto' },
+    });
+    const event = schemas().BatchEventDto;
+    expect(event.required!.sort()).toEqual(['data', 'organization', 'type']);
+    expect(Object.keys(event.properties!).sort()).toEqual(['data', 'idempotencyKey', 'organization', 'type']);
+    expect(event).toMatchObject({ additionalProperties: false, properties: { data: { type: 'object', additionalProperties: true } } });
   });
 
   it("bounds a create's headers at 20, and a patch's only in the set it leaves (null members remove)", () => {

@@ -4,6 +4,10 @@ import { placeholders, type Row } from '../database/sql-executor';
 import { wildcardOf } from '../event-types/event-types';
 import { EVENT_URL_COLUMNS } from './entities/webhook.entity';
 
+/** `takes` of types given as SQL: placeholders, or the columns of a derived table (ingest's fan-out of many events). */
+const takesOf = (quotedType: string, quotedWildcard: string): string =>
+  `(w.event_types IS NULL OR INSTR(w.event_types, ${quotedType}) > 0 OR INSTR(w.event_types, ${quotedWildcard}) > 0)`;
+
 /*
  * The webhook tables as the delivery feature's SQL may use them. The webhooks feature owns
  * every column name of `webhooks` and `webhook_sources`: delivery's statements (the fan-out of
@@ -27,7 +31,9 @@ export const WebhookSql = {
    * `events`, or they list the type or its group's wildcard. `event_types` is the JSON array as
    * sent, whose items are quoted: a quoted type matches only itself, on both dialects.
    */
-  takes: '(w.event_types IS NULL OR INSTR(w.event_types, ?) > 0 OR INSTR(w.event_types, ?) > 0)',
+  takes: takesOf('?', '?'),
+  /** The same for a type and wildcard that two columns hold, each as takesParams gives it. */
+  takesOf,
   takesParams: (type: string): [string, string] => [JSON.stringify(type), JSON.stringify(wildcardOf(type))],
   /** 1 when the webhook that a column names is disabled, else 0 (a scalar subquery, not locked: the record's check). */
   disabledOf: (webhookIdColumn: string) =>

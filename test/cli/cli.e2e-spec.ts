@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -216,6 +219,32 @@ describeEachDatabase('operator CLI', (kind) => {
 
     it('event send refuses an unknown organization with not found', async () => {
       expect(failed(await cli('event', 'send', '--org', '999999', '--type', 'user.updated')).code).toBe('not found');
+    });
+
+    it('event send --file sends a batch by the same path, from a file or from standard input (-), and names a file it cannot read', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cli-batch-'));
+      try {
+        const events = ['user.updated', 'card.updated'].map((type, i) => ({
+          type,
+          organization: orgId,
+          data: { i },
+          idempotencyKey: `cli-batch-${i}`,
+        }));
+        const body = JSON.stringify({ events });
+        writeFileSync(join(dir, 'batch.json'), body);
+        const [fromFile, missing] = await Promise.all([
+          cli('event', 'send', '--file', join(dir, 'batch.json')),
+          cli('event', 'send', '--file', join(dir, 'missing.json')),
+        ]);
+        const sent = succeeded(fromFile);
+        const accepted = { id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/), deliveries: 0 };
+        expect(sent).toEqual({ events: [accepted, accepted] });
+        // The same keys again, through standard input: answered as first answered.
+        expect(succeeded(await runCli(['event', 'send', '--file', '-'], env, undefined, body))).toEqual(sent);
+        expect(failed(missing)).toEqual({ code: 'usage', message: `--file ${join(dir, 'missing.json')}: cannot be read (ENOENT)` });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('webhook recover prints {"deliveries"}, recorded in the operator trail and, with actor null, in the organization\'s', async () => {
@@ -470,6 +499,7 @@ describe('operator CLI: command-line errors', () => {
         args: () => ['platform-key', 'revoke', '--id', '1', '--token', unknownToken()],
       },
       { title: 'platform-key revoke with neither --id nor --token', args: () => ['platform-key', 'revoke'] },
+      { title: 'event send without --org', args: () => ['event', 'send', '--type', 'user.updated'] },
       { title: 'platform-key create --expires-in 0', args: () => ['platform-key', 'create', '--name', 'k', '--expires-in', '0'] },
       { title: 'webhook without subcommand', args: () => ['webhook'] },
       { title: 'webhook recover without --since', args: () => ['webhook', 'recover', '--org', String(orgId), '--name', 'lost'] },

@@ -73,6 +73,7 @@ describeEachDatabase('delivery log', (kind: DatabaseKind) => {
       createdAt: expect.stringMatching(/Z$/),
       nextAttemptAt: null,
       lastAttempt: { at: expect.stringMatching(/Z$/), durationMs: expect.any(Number), status: 200, error: null },
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(JSON.stringify(data)).not.toContain(PUBLIC_A);
   });

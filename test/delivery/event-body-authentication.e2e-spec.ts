@@ -5,10 +5,11 @@ import { DatabaseKind, describeEachDatabase } from '../support/databases';
 import { TestApp } from '../support/test-app';
 
 /*
- * POST {p}/events takes bodies up to 256 KiB (docs/api.md 10.1), so its caller is known before a
- * byte of the body is read: an unauthenticated 240 KB body nested 120 000 deep used to be parsed
- * in full before its 401. Now authentication (with the per-address block of the limits around
- * it) comes first, and a refused request's body is never read, let alone parsed.
+ * POST {p}/events takes bodies up to 256 KiB (docs/api.md 10.1), and POST {p}/events/batch up to
+ * 1 MiB (10.1.1), so their caller is known before a byte of the body is read: an unauthenticated
+ * 240 KB body nested 120 000 deep used to be parsed in full before its 401. Now authentication
+ * (with the per-address block of the limits around it) comes first, and a refused request's
+ * body is never read, let alone parsed.
  */
 
 const DEPTH = 120_000;
@@ -55,12 +56,13 @@ describeEachDatabase('POST /events authenticates before it reads the body', (kin
   });
 
   it.each([
-    ['no Authorization', {}],
-    ['an unknown platform key', { Authorization: `Bearer ${'A'.repeat(43)}` }],
-    ['a session cookie', { Cookie: `__Secure-auth.session_token=${'A'.repeat(43)}` }],
-  ])('never parses the deep body of a request with %s', async (_, headers) => {
+    ['no Authorization', '/api/events', {}],
+    ['an unknown platform key', '/api/events', { Authorization: `Bearer ${'A'.repeat(43)}` }],
+    ['a session cookie', '/api/events', { Cookie: `__Secure-auth.session_token=${'A'.repeat(43)}` }],
+    ['an unknown platform key (a batch, docs/api.md 10.1.1)', '/api/events/batch', { Authorization: `Bearer ${'A'.repeat(43)}` }],
+  ])('never parses the deep body of a request with %s', async (_, path, headers) => {
     const parse = vi.spyOn(JSON, 'parse');
-    const res = await t.http().post('/api/events').set(headers).set('Content-Type', 'application/json').send(DEEP_BODY);
+    const res = await t.http().post(path).set(headers).set('Content-Type', 'application/json').send(DEEP_BODY);
     expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { code: 'unauthorized' } });
     expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length >= DEEP_BODY.length)).toEqual([]);
   });

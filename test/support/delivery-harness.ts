@@ -118,6 +118,15 @@ export class DeliveryHarness {
       .send(body as object);
   }
 
+  /** POST /api/events/batch with the platform key (docs/api.md 10.1.1), on this instance or `on` another of its database. */
+  sendBatch(body: unknown, on: TestApp = this.app): Test {
+    return on
+      .http()
+      .post('/api/events/batch')
+      .set('Authorization', `Bearer ${this.platformKey}`)
+      .send(body as object);
+  }
+
   /** A new organization and owner, with one webhook per `{name: body}` (each created with 201). */
   async organizationWith(webhooks: Record<string, object>): Promise<TestOrganization> {
     const { organizationId, userId, cookie } = await this.app.member('owner');

@@ -88,6 +88,18 @@ describe('validateBody', () => {
     );
   });
 
+  it('names the problems of a body inside another from where it is (a batch: events[3])', () => {
+    expect(thrownBy(() => validateBody(ThingDto, 'a', 'events[3]'))).toEqual(badRequest('events[3]: must be a JSON object'));
+    const body: unknown = JSON.parse('{"label":"a","count":"x","toString":1,"group":{"first":5}}');
+    expect(thrownBy(() => validateBody(ThingDto, body, 'events[3]'))).toEqual(
+      badRequest(
+        'events[3].count: must be a whole number',
+        'events[3].group.first: must be a string',
+        'events[3].toString: unknown member',
+      ),
+    );
+  });
+
   it('sets a member KeptAsSent as sent, the same object with every key', () => {
     const payload = JSON.parse('{"constructor":{"name":"x"},"__proto__":{"admin":true},"toString":1}');
     expect(validateBody(PayloadDto, { kind: 'k', payload }).payload).toBe(payload);

@@ -13,12 +13,14 @@ import { Answer, answerOf, isJsonObject, keptAsSent } from './validation.decorat
 
 /**
  * A JSON body: an object (none at all counts as {}: a legacy delete without one lacks its name)
- * with no member the DTO does not declare, at any depth.
+ * with no member the DTO does not declare, at any depth. `at` names a body inside another (a
+ * batch's `events[3]`): its problems are then named from there (`events[3].type: …`).
  */
-export function validateBody<T extends object>(dto: ClassConstructor<T>, body: unknown): T {
+export function validateBody<T extends object>(dto: ClassConstructor<T>, body: unknown, at?: string): T {
   const plain = body === undefined ? {} : body;
-  if (!isJsonObject(plain)) throw Errors.badRequest(['body: must be a JSON object']);
-  return validated(dto, plain, { whitelist: true, forbidNonWhitelisted: true }, hiddenKeys(plain, keptAsSent(dto)));
+  if (!isJsonObject(plain)) throw Errors.badRequest([`${at ?? 'body'}: must be a JSON object`]);
+  const unknown = hiddenKeys(plain, keptAsSent(dto)).map((problem) => (at === undefined ? problem : `${at}.${problem}`));
+  return validated(dto, plain, { whitelist: true, forbidNonWhitelisted: true }, unknown, at);
 }
 
 /**
@@ -30,11 +32,20 @@ export function validateParameters<T extends object>(dto: ClassConstructor<T>, p
   return validated(dto, parameters, { whitelist: true });
 }
 
-/** `unknown`: the members found unknown before validation (hiddenKeys), shape problems like any other. */
-function validated<T extends object>(dto: ClassConstructor<T>, plain: object, options: ValidatorOptions, unknown: string[] = []): T {
+/**
+ * `unknown`: the members found unknown before validation (hiddenKeys), shape problems like any
+ * other; `at`: where the object is, when it is not the whole input.
+ */
+function validated<T extends object>(
+  dto: ClassConstructor<T>,
+  plain: object,
+  options: ValidatorOptions,
+  unknown: string[] = [],
+  at = '',
+): T {
   const instance = instanceOf(dto, plain);
   const problems = [
-    ...validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, '')),
+    ...validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, at)),
     ...unknown.map((message): Problem => ({ message })),
   ];
   const first = problems.find((problem) => problem.answer !== undefined);

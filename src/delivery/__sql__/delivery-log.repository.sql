@@ -3,7 +3,7 @@
 -- page: no filter: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -12,7 +12,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: no filter: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -21,7 +21,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -30,7 +30,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -39,7 +39,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -48,7 +48,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -57,7 +57,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -66,7 +66,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -75,7 +75,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -84,7 +84,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -93,7 +93,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -102,7 +102,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -111,7 +111,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -120,7 +120,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -129,7 +129,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -138,7 +138,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -147,7 +147,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -156,7 +156,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -165,7 +165,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -174,7 +174,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -183,7 +183,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -192,7 +192,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -201,7 +201,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -210,7 +210,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -219,7 +219,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -228,7 +228,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -237,7 +237,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -246,7 +246,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -255,7 +255,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -264,7 +264,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -273,7 +273,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, until: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -282,7 +282,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, until: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at < ?
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -291,7 +291,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -300,7 +300,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -309,7 +309,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -318,7 +318,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -327,7 +327,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -336,7 +336,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -345,7 +345,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -354,7 +354,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -363,7 +363,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -372,7 +372,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -381,7 +381,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -390,7 +390,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -399,7 +399,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -408,7 +408,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -417,7 +417,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -426,7 +426,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -435,7 +435,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -444,7 +444,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -453,7 +453,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -462,7 +462,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -471,7 +471,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -480,7 +480,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -489,7 +489,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -498,7 +498,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -507,7 +507,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -516,7 +516,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: since, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_created WHERE webhook_id = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -525,7 +525,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -534,7 +534,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, since, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_created WHERE webhook_id = ? AND state = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -543,7 +543,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -552,7 +552,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: type, since, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_type_created WHERE webhook_id = ? AND event_type = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -561,7 +561,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, until, after: mysql
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id
@@ -570,7 +570,7 @@ SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS cre
 -- page: state, type, since, until, after: sqlite
 SELECT d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId
     FROM (SELECT * FROM deliveries INDEXED BY ix_deliveries_webhook_state_type_created WHERE webhook_id = ? AND state = ? AND event_type = ? AND created_at >= ? AND created_at < ? AND created_at <= ? AND (created_at < ? OR id < ?)
            ORDER BY created_at DESC, id DESC LIMIT ?) d
     JOIN events e ON e.id = d.event_id

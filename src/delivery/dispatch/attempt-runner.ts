@@ -42,7 +42,14 @@ export class AttemptRunner {
   }
 
   /** `body` undefined: the event's body could not be read or opened. */
-  async run(delivery: ClaimedDelivery, target: WebhookTarget, body: Buffer | undefined, at: Date): Promise<AttemptOutcome> {
+  /** `trace`: the attempt's trace context (docs/api.md 10.17), sent beside the signed headers. */
+  async run(
+    delivery: ClaimedDelivery,
+    target: WebhookTarget,
+    body: Buffer | undefined,
+    at: Date,
+    trace: { readonly traceparent: string; readonly tracestate?: string },
+  ): Promise<AttemptOutcome> {
     if (body === undefined) return NOT_MADE;
     let signature: string;
     let custom: Record<string, string> = {};
@@ -77,6 +84,8 @@ export class AttemptRunner {
         'webhook-id': delivery.eventId,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': signature,
+        traceparent: trace.traceparent,
+        ...(trace.tracestate !== undefined && { tracestate: trace.tracestate }),
       },
       body,
       credentials,

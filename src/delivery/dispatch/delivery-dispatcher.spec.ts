@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppConfig } from '../../config/app-config';
 import type { Metrics } from '../../metrics/metrics';
+import { Tracing } from '../../tracing/tracing';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
 import type { DispatchSignal } from '../dispatch-signal';
 import type { AttemptOutcome } from './attempt-outcome';
@@ -106,6 +107,7 @@ function dispatcherWith(
     { disable: vi.fn() } as unknown as WebhookDisablingService,
     { connect: () => undefined } as unknown as DispatchSignal,
     { attemptMade: () => undefined, ...fakes.metrics } as unknown as Metrics,
+    new Tracing({ tracing: { exportUrl: undefined, serviceName: 'test' } } as AppConfig),
     config as unknown as AppConfig,
     logger as unknown as Logger,
   );

@@ -21,6 +21,8 @@ import { HeldClaims } from './held-claims';
 import { DispatchScheduler } from './scheduling/dispatch-scheduler';
 import { EventBodies } from './scheduling/event-bodies';
 import { WebhookDisablingService } from './webhook-disabling.service';
+import { derivedTrace, type EventTrace, traceparentOf } from '../../tracing/trace-context';
+import { SpanKind, type TraceSpan, Tracing } from '../../tracing/tracing';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
@@ -56,7 +58,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
   private readonly minLeaseLeftMs: number;
   private readonly token = randomBytes(12).toString('base64url');
   private readonly scheduler: DispatchScheduler<ClaimedDelivery>;
-  private readonly bodies: EventBodies;
+  /** The bodies of the events held, each with its trace (docs/api.md 10.17). */
+  private readonly bodies: EventBodies<EventTrace>;
   private readonly records: AttemptRecords;
   /** Each webhook as stored now, for the attempts that start: one read for all those that start together. */
   private readonly targets: BatchedLoader<number, (eventType: string) => WebhookTarget | undefined>;
@@ -82,6 +85,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     disabling: WebhookDisablingService,
     private readonly signal: DispatchSignal,
     private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
     config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,
   ) {
@@ -170,7 +174,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     const fits = this.running && this.bodies.fits(event.id, event.bodyBytes);
     this.claims.hold(works);
     if (!fits) return this.giveBack(works);
-    this.bodies.put(event.id, event.body);
+    this.bodies.put(event.id, event.body, event.trace);
     this.offer(works);
     this.poke();
   }
@@ -249,7 +253,7 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     }
     for (const found of stored) {
       const body = this.runner.openBody(found);
-      if (body !== undefined) this.bodies.put(found.eventId, body);
+      if (body !== undefined) this.bodies.put(found.eventId, body, found.trace);
     }
     return claimed;
   }
@@ -306,9 +310,15 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
         return;
       }
       const at = new Date();
-      const made = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at);
+      const span = this.attemptSpan(delivery, target);
+      const trace = { traceparent: traceparentOf(span.traceId, span.spanId), tracestate: this.bodies.about(delivery.eventId)?.traceState };
+      const made = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at, trace);
       this.claims.sent(delivery);
       const outcome = classify(made, this.config.timeoutMs / 2);
+      span.end(
+        { 'http.response.status_code': outcome.status ?? undefined, 'webhook.attempt.error': outcome.error ?? undefined },
+        !outcome.ok,
+      );
       this.metrics.attemptMade(outcome);
       this.scheduler.answered(delivery, outcome, Date.now());
       if (!outcome.unanswered) this.poke();
@@ -323,6 +333,20 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     } finally {
       this.poke();
     }
+  }
+
+  /**
+   * The span of an attempt (docs/api.md 10.17): in its event's trace, under the span of the
+   * event's acceptance; the receiver's spans hang from it. Its host, never the URL's path or query.
+   */
+  private attemptSpan(delivery: ClaimedDelivery, target: WebhookTarget): TraceSpan {
+    const trace = this.bodies.about(delivery.eventId) ?? derivedTrace(delivery.eventId);
+    return this.tracing.start('webhook attempt', SpanKind.CLIENT, trace, {
+      'webhook.delivery.id': delivery.id,
+      'webhook.event.id': delivery.eventId,
+      'webhook.attempt': delivery.attempts + 1,
+      'server.address': new URL(target.url).hostname,
+    });
   }
 
   private track(work: Promise<void>): void {

@@ -8,6 +8,7 @@ import { TEST_EVENT } from '../../event-types/event-types';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import { sealedFromJson } from '../events/sealed-json';
 import { HEAD_OF_ORDER } from '../order-head';
+import { derivedTrace, type EventTrace } from '../../tracing/trace-context';
 import { HealthSql } from '../webhook-health-sql';
 import { DispatchDatabase } from './dispatch-database';
 import { DeliveryTransitions, LANE } from './delivery-transitions';
@@ -45,6 +46,8 @@ export interface StoredBody {
   readonly eventId: string;
   readonly organizationId: number;
   readonly payload: SealedSecret;
+  /** Its trace (docs/api.md 10.17): as written, or derived from its id for an event written before traces were kept. */
+  readonly trace: EventTrace;
 }
 
 /** A body of unknown size (written before sizes were kept) counts as the largest event 10.1 allows. */
@@ -104,7 +107,14 @@ const readDueDelivery = rowReader({
   eventType: Column.text,
   bodyBytes: Column.nullable(Column.int),
 });
-const readBody = rowReader({ id: Column.text, organizationId: Column.int, payload: (value) => sealedFromJson(value) });
+const readBody = rowReader({
+  id: Column.text,
+  organizationId: Column.int,
+  payload: (value) => sealedFromJson(value),
+  traceId: Column.nullable(Column.text),
+  traceSpanId: Column.nullable(Column.text),
+  traceState: Column.nullable(Column.text),
+});
 /**
  * One lane of one webhook: its due deliveries, oldest first, skipping those other claims hold,
  * with what an attempt needs of the delivery and its event (read by scalar subqueries, so that
@@ -199,13 +209,20 @@ export class DeliveryQueue {
   async bodies(eventIds: readonly string[]): Promise<StoredBody[]> {
     if (eventIds.length === 0) return [];
     const rows = await this.db.select(
-      varying(`SELECT id, organization_id AS organizationId, payload FROM events WHERE id IN (${placeholders(eventIds.length)})`),
+      varying(
+        `SELECT id, organization_id AS organizationId, payload, trace_id AS traceId, trace_span_id AS traceSpanId, trace_state AS traceState
+           FROM events WHERE id IN (${placeholders(eventIds.length)})`,
+      ),
       eventIds,
     );
     return rows.flatMap((row) => {
       try {
-        const { id, organizationId, payload } = readBody(row);
-        return [{ eventId: id, organizationId, payload }];
+        const { id, organizationId, payload, traceId, traceSpanId, traceState } = readBody(row);
+        const trace: EventTrace =
+          traceId === null || traceSpanId === null
+            ? derivedTrace(id)
+            : { traceId, spanId: traceSpanId, ...(traceState !== null && { traceState }) };
+        return [{ eventId: id, organizationId, payload, trace }];
       } catch {
         // A row that no longer parses fails its deliveries alone (docs/api.md 10.10): their body is missing.
         return [];

@@ -62,7 +62,7 @@ export class HeldClaims {
 
   constructor(
     private readonly scheduler: DispatchScheduler<ClaimedDelivery>,
-    private readonly bodies: EventBodies,
+    private readonly bodies: EventBodies<unknown>,
     private readonly writes: ClaimWrites,
   ) {}
 

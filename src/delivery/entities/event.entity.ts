@@ -41,6 +41,10 @@ export class EventEntity {
   @Column({ name: 'trace_id', type: 'varchar', length: 32, nullable: true })
   traceId: string | null;
 
+  /** The span of its acceptance, which every attempt's span hangs from; null: written before traces were kept. */
+  @Column({ name: 'trace_span_id', type: 'varchar', length: 16, nullable: true })
+  traceSpanId: string | null;
+
   /** The producer's `tracestate`, passed on to every attempt as received. */
   @Column({ name: 'trace_state', type: 'varchar', length: 512, nullable: true })
   traceState: string | null;

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AuditModule } from '../../audit/audit.module';
 import { AppConfig } from '../../config/app-config';
 import { Database, OWN_POOLS } from '../../database/database';
+import { IdentityModule } from '../../identity/identity.module';
 import { MetricsModule } from '../../metrics/metrics.module';
 import { DispatchSignal } from '../dispatch-signal';
 import { EventIngest } from './event-ingest.service';
@@ -14,13 +15,13 @@ import { IngestDatabase } from './ingest-database';
 import { PendingLimit } from './pending-limit';
 
 /**
- * Events in (docs/api.md 10.1, 10.2, 10.12): POST {p}/events, EventIngest (idempotency, backpressure,
+ * Events in (docs/api.md 10.1, 10.1.1, 10.2, 10.12): POST {p}/events and {p}/events/batch, EventIngest (idempotency, backpressure,
  * the event and its fan-out in ingest's group commit, events written with a change), and their
  * retention. Provides the DispatchSignal too: every other part builds on this one, and each
  * signals this instance's dispatcher through it.
  */
 @Module({
-  imports: [AuditModule, MetricsModule],
+  imports: [AuditModule, IdentityModule, MetricsModule],
   controllers: [EventsController],
   providers: [
     {

@@ -16,7 +16,11 @@ const eventOf = (id: string, idempotencyKey?: string): NewEvent => ({
   payload: { ciphertext: 'sealed', keyId: 'k1' },
   bodyBytes: 10,
   createdAt: new Date(),
+  trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' },
 });
+
+/** An event's one delivery, claimed with the handoff's token, as the read-back finds it. */
+const deliveryOf = (eventId: string): Row => ({ eventId, id: 1, webhookId: 7, claimToken: HANDOFF.token });
 
 const duplicate = () => Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' });
 
@@ -47,14 +51,12 @@ function databases({ lostAnswers = 0, lostAlone = 0, cutAlone = 0, keysTaken = [
       if (events.length === 1 && cutSingle-- > 0) throw connectionLost();
       for (const { id, key } of events) committed.set(id, key);
       if (events.length > 1 ? lost-- > 0 : lostSingle-- > 0) throw connectionLost();
-      return statements.map((statement, i) =>
-        i === 0 ? [] : statement.rows ? events.map(({ id }) => ({ id: 1, webhookId: 7, eventId: id })) : 1,
-      );
+      return statements.map((statement, i) => (i === 0 ? [] : statement.rows ? events.map(({ id }) => deliveryOf(id)) : 1));
     },
   };
   const db = {
-    async select(_sql: string, [id]: SqlValue[]): Promise<Row[]> {
-      return committed.has(String(id)) ? [{ id: 1, webhookId: 7, claimToken: HANDOFF.token }] : [];
+    async select(_sql: string, ids: SqlValue[]): Promise<Row[]> {
+      return ids.filter((id) => committed.has(String(id))).map((id) => deliveryOf(String(id)));
     },
   };
   return new EventsRepository(db as unknown as Database, ingestDb as unknown as IngestDatabase);
@@ -63,23 +65,23 @@ function databases({ lostAnswers = 0, lostAlone = 0, cutAlone = 0, keysTaken = [
 describe('EventsRepository.insert', () => {
   it('answers the events of a group that committed though its answer was lost as written, their handed deliveries read back', async () => {
     const events = databases({ lostAnswers: 1 });
-    const outcomes = await Promise.all(['evt_1', 'evt_2', 'evt_3'].map((id) => events.insert(eventOf(id), { handoff: HANDOFF })));
-    const written = { deliveries: 1, handed: [{ id: 1, webhookId: 7 }] };
+    const outcomes = await Promise.all(['evt_1', 'evt_2', 'evt_3'].map((id) => events.insert([eventOf(id)], HANDOFF)));
+    const written = [{ deliveries: 1, handed: [{ id: 1, webhookId: 7 }] }];
     expect(outcomes).toEqual([written, written, written]);
   });
 
   it('answers an event written alone whose answer was lost as written, its handed delivery read back', async () => {
     const events = databases({ lostAlone: 1 });
-    expect(await events.insert(eventOf('evt_1'), { handoff: HANDOFF })).toEqual({ deliveries: 1, handed: [{ id: 1, webhookId: 7 }] });
+    expect(await events.insert([eventOf('evt_1')], HANDOFF)).toEqual([{ deliveries: 1, handed: [{ id: 1, webhookId: 7 }] }]);
   });
 
   it("leaves the database's error standing for an event written alone whose script was cut before COMMIT", async () => {
     const events = databases({ cutAlone: 1 });
-    await expect(events.insert(eventOf('evt_1'))).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
+    await expect(events.insert([eventOf('evt_1')])).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
   });
 
   it('answers duplicate when another event holds the idempotency key', async () => {
     const events = databases({ keysTaken: ['key-1'] });
-    expect(await events.insert(eventOf('evt_1', 'key-1'))).toBe('duplicate');
+    expect(await events.insert([eventOf('evt_1', 'key-1')])).toBe('duplicate');
   });
 });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box';
+import type { EventTrace } from '../../tracing/trace-context';
 import { eventPayloadBinding } from '../delivery.model';
 import type { NewEvent } from './events.repository';
 
@@ -13,14 +14,15 @@ export const requestHashOf = (type: string, organizationId: number, data: unknow
 
 /**
  * A new event, whoever sends it (ingest, the Outbox, a console's test): its id, its moment of
- * acceptance, and the body every attempt sends, as written (sealed to the event) and in clear
- * (docs/api.md 10.3, 10.8).
+ * acceptance, its trace (docs/api.md 10.17), and the body every attempt sends, as written (sealed
+ * to the event) and in clear (docs/api.md 10.3, 10.8).
  */
 export function newEvent(
   secrets: SecretBox,
   organizationId: number,
   type: string,
   data: unknown,
+  trace: EventTrace,
   requestHash = requestHashOf(type, organizationId, data),
 ): { event: NewEvent; body: string } {
   const id = newEventId();
@@ -36,6 +38,7 @@ export function newEvent(
     payload,
     bodyBytes: Buffer.byteLength(body),
     createdAt,
+    trace,
   };
   return { event, body };
 }

@@ -3,6 +3,7 @@ import { SecretBox } from '../../crypto/secret-box';
 import type { Transaction } from '../../database/unit-of-work';
 import type { SentEventType } from '../../event-types/event-types';
 import { Metrics } from '../../metrics/metrics';
+import { Tracing } from '../../tracing/tracing';
 import { DispatchSignal } from '../dispatch-signal';
 import type { AcceptedEventDto } from './dto/event.dto';
 import { EventsRepository } from './events.repository';
@@ -32,10 +33,12 @@ export class Outbox {
     private readonly secrets: SecretBox,
     private readonly dispatch: DispatchSignal,
     private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
   ) {}
 
   async emit(tx: Transaction, emitted: EmittedEvent): Promise<AcceptedEventDto> {
-    const { event } = newEvent(this.secrets, emitted.organization, emitted.type, emitted.data);
+    const trace = this.tracing.newEventTrace('event emitted', { 'event.type': emitted.type, 'organization.id': emitted.organization });
+    const { event } = newEvent(this.secrets, emitted.organization, emitted.type, emitted.data, trace);
     const { deliveries } = await this.events.insertIn(tx, event, { onlyEnabledExcept: emitted.onlyEnabledExcept });
     tx.afterCommit(() => {
       this.metrics.eventAccepted(emitted.type, 'service');

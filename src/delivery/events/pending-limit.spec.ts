@@ -4,9 +4,14 @@ import { Metrics } from '../../metrics/metrics';
 import type { EventsRepository } from './events.repository';
 import { PendingLimit } from './pending-limit';
 
-function limitWith(max: number, pending: number[]) {
-  const countPending = vi.fn(async () => pending.shift() ?? 0);
-  const config = loadAppConfig({ DELIVERY_PENDING_PER_ORG_MAX: String(max), SECRET_KEY: Buffer.alloc(32).toString('base64') });
+/** A limit of `max`, whose counts find each organization asked for with the next of `pending`. */
+function limitWith(max: number, pending: number[], webhooksMax = 100) {
+  const countPending = vi.fn(async (organizations: readonly number[]) => new Map(organizations.map((id) => [id, pending.shift() ?? 0])));
+  const config = loadAppConfig({
+    DELIVERY_PENDING_PER_ORG_MAX: String(max),
+    WEBHOOKS_PER_ORG_MAX: String(webhooksMax),
+    SECRET_KEY: Buffer.alloc(32).toString('base64'),
+  });
   const metrics = new Metrics();
   return { limit: new PendingLimit({ countPending } as unknown as EventsRepository, metrics, config), countPending, metrics };
 }
@@ -55,6 +60,56 @@ describe('PendingLimit', () => {
     expect(countPending).toHaveBeenCalledTimes(2);
   });
 
+  it('counts what a request would add: the organizations a batch would take over the limit, counted in one statement', async () => {
+    const { limit, countPending } = limitWith(10, [4, 9, 0]);
+    expect(
+      await limit.over(
+        new Map([
+          [1, 6],
+          [2, 2],
+          [3, 10],
+        ]),
+        0,
+      ),
+    ).toEqual([2]);
+    expect(countPending).toHaveBeenCalledExactlyOnceWith([1, 2, 3]);
+    expect(await limit.over(new Map([[1, 7]]), 10)).toEqual([1]);
+    expect(countPending).toHaveBeenCalledOnce();
+  });
+
+  it("counts a batch's deliveries only for the organizations that the most they could be (a delivery per webhook) would take over", async () => {
+    const { limit, countPending } = limitWith(1000, [100, 950, 990], 5);
+    const deliveriesFor = vi.fn(async (organizations: readonly number[]) => new Map(organizations.map((id) => [id, 20])));
+    expect(
+      await limit.overWithBatch(
+        new Map([
+          [1, 100],
+          [2, 20],
+          [3, 4],
+        ]),
+        deliveriesFor,
+        0,
+      ),
+    ).toEqual([3]);
+    expect(countPending).toHaveBeenCalledOnce();
+    expect(deliveriesFor).toHaveBeenCalledExactlyOnceWith([2, 3]);
+    expect(await limit.overWithBatch(new Map([[1, 10]]), deliveriesFor, 10)).toEqual([]);
+    expect(deliveriesFor).toHaveBeenCalledOnce();
+  });
+
+  it('refuses with the events a refusal concerns named, and counts it', async () => {
+    const { limit, metrics } = limitWith(3, []);
+    expect(limit.refusal('events[0].organization: full')).toMatchObject({
+      status: 429,
+      code: 'queue full',
+      details: ['events[0].organization: full'],
+      retryAfterSeconds: 30,
+    });
+    expect(await metrics.registry.getSingleMetricAsString('platform_api_events_queue_full_total')).toMatch(
+      /^platform_api_events_queue_full_total 1$/m,
+    );
+  });
+
   it('keeps each organization’s count apart', async () => {
     const { limit } = limitWith(3, [3, 0]);
     await expect(limit.check(1, 0)).rejects.toMatchObject({ code: 'queue full' });
@@ -65,7 +120,7 @@ describe('PendingLimit', () => {
     const { limit, countPending } = limitWith(10, [4]);
     const tx = {} as never;
     await expect(limit.checkRoom(tx, 1, 6)).resolves.toBeUndefined();
-    expect(countPending).toHaveBeenCalledWith(1, tx);
+    expect(countPending).toHaveBeenCalledWith([1], tx);
   });
 
   it('checkRoom: answers 429 queue full for what would take it one past the limit', async () => {

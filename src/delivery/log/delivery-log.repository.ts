@@ -26,6 +26,7 @@ const readDelivery = rowReader({
   eventId: Column.text,
   eventType: Column.text,
   eventCreatedAt: Column.moment,
+  traceId: Column.nullable(Column.text),
 });
 const readAttempt = rowReader({
   at: Column.moment,
@@ -40,7 +41,7 @@ export type AttemptRow = ReturnType<typeof readAttempt>;
 
 const COLUMNS = `d.id AS id, d.state AS state, d.attempts AS attempts, d.created_at AS createdAt, d.next_attempt_at AS nextAttemptAt,
   d.last_attempt_at AS lastAttemptAt, d.last_duration_ms AS lastDurationMs, d.last_status AS lastStatus, d.last_error AS lastError,
-  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt`;
+  e.id AS eventId, e.type AS eventType, e.created_at AS eventCreatedAt, e.trace_id AS traceId`;
 
 /** The log's filters (docs/api.md 10.7): null, or the value; `since` inclusive, `until` exclusive. */
 export interface LogFilters {

@@ -4,6 +4,7 @@ import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition
 import { PageCursors, PageFilters } from '../../crypto/page-cursors';
 import type { DeliveryState } from '../delivery.model';
 import { TEST_EVENT } from '../../event-types/event-types';
+import { derivedTrace } from '../../tracing/trace-context';
 import { WebhookAccess, type WebhookIdentity } from '../../webhooks/webhook-access';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';
@@ -28,6 +29,8 @@ function deliveryOf(row: DeliveryRow, behindHead = false): DeliveryDto {
       row.lastAttemptAt === null
         ? null
         : { at: row.lastAttemptAt.toISOString(), durationMs: row.lastDurationMs ?? 0, status: row.lastStatus, error: row.lastError },
+    // Never null (docs/api.md 10.17): an event accepted before traces were kept has one derived from its id.
+    traceId: row.traceId ?? derivedTrace(row.eventId).traceId,
   };
 }
 

@@ -6,6 +6,7 @@ import { SecretBox } from '../../crypto/secret-box';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { TEST_EVENT } from '../../event-types/event-types';
 import { Metrics } from '../../metrics/metrics';
+import { Tracing } from '../../tracing/tracing';
 import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
 import { EventsRepository } from '../events/events.repository';
@@ -27,6 +28,7 @@ export class WebhookTestService {
     private readonly secrets: SecretBox,
     private readonly dispatch: DispatchSignal,
     private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
   ) {}
 
   /**
@@ -37,7 +39,8 @@ export class WebhookTestService {
    */
   async send(organizationId: number, actor: Actor, name: string): Promise<TestDeliveryDto> {
     const webhook = await this.webhooks.findEnabled(organizationId, name);
-    const { event } = newEvent(this.secrets, organizationId, TEST_EVENT, { webhook: name });
+    const trace = this.tracing.newEventTrace('test ping', { 'organization.id': organizationId });
+    const { event } = newEvent(this.secrets, organizationId, TEST_EVENT, { webhook: name }, trace);
     const deliveryId = await this.work.run(
       async (tx) => {
         const held = await this.webhooks.lockShared(tx, webhook.id);

@@ -306,6 +306,17 @@ describe('DispatchScheduler: an ordered webhook (docs/api.md 10.18)', () => {
     expect(sut.nextStarts(NOW).start).toHaveLength(1);
   });
 
+  it('asks for its next head only once its attempt is recorded, not as soon as the receiver answered', () => {
+    const sut = scheduler();
+    sut.setDue([ordered(1, 1)], NOW);
+    sut.offer([work(1, 1)], NOW);
+    const [head] = sut.nextStarts(NOW).start;
+    sut.answered(head, ok, NOW + 10);
+    expect(sut.claimPlan(NOW + 10)).toEqual([]);
+    sut.finished(head);
+    expect(sut.claimPlan(NOW + 20)).toEqual([expect.objectContaining({ webhookId: 1, fresh: 1, ordered: true })]);
+  });
+
   it('is never handed deliveries by ingest: they wait for their turn in the queue', () => {
     const sut = scheduler();
     sut.setDue([ordered(1, 1), due(2, 1)], NOW);

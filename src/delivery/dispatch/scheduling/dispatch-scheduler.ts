@@ -377,18 +377,22 @@ export class DispatchScheduler<T extends Work> {
     return { start, back };
   }
 
-  /** The receiver answered, or failed to: the webhook's limit learns from it, and its slot is free unless nobody answered. */
+  /**
+   * The receiver answered, or failed to: the webhook's limit learns from it, and its slot is free,
+   * unless it waits for the outcome to be written: nobody answered (the breaker's verdict), or
+   * the webhook is ordered (its next delivery is the head only once this one is recorded).
+   */
   answered(work: T, result: AttemptResult, now: number): void {
     const started = this.started.get(work.id);
     if (started === undefined || started.answer !== undefined) return;
-    started.answer = result.unanswered ? 'unanswered' : 'answered';
     this.sendingBytes -= work.bodyBytes;
     const webhook = this.webhooks.get(work.webhookId);
+    started.answer = result.unanswered || webhook?.ordered === true ? 'unanswered' : 'answered';
     if (webhook === undefined) return;
     webhook.limit.observe(result.limit, started.at, started.saturated, now);
     webhook.averageMs =
       webhook.averageMs === undefined ? result.durationMs : (1 - SMOOTHING) * webhook.averageMs + SMOOTHING * result.durationMs;
-    if (!result.unanswered) webhook.inFlight--;
+    if (started.answer === 'answered') webhook.inFlight--;
     webhook.lastActiveAt = now;
   }
 

@@ -28,12 +28,14 @@ describe('EventBodies', () => {
     expect(new EventBodies(1000).fits('evt_big', 5000)).toBe(true);
   });
 
-  it('keeps the body given for a held event until it is let go', () => {
-    const sut = new EventBodies(1000);
+  it('keeps the body given for a held event, and what came with it, until it is let go', () => {
+    const sut = new EventBodies<string>(1000);
     sut.take('evt_a', 3);
     expect(sut.missing('evt_a')).toBe(true);
-    sut.put('evt_a', Buffer.from('abc'));
-    expect([sut.missing('evt_a'), sut.get('evt_a')?.toString()]).toEqual([false, 'abc']);
+    sut.put('evt_a', Buffer.from('abc'), 'its trace');
+    expect([sut.missing('evt_a'), sut.get('evt_a')?.toString(), sut.about('evt_a')]).toEqual([false, 'abc', 'its trace']);
+    sut.drop('evt_a');
+    expect([sut.get('evt_a'), sut.about('evt_a')]).toEqual([undefined, undefined]);
   });
 
   it("chooses a claim's new bodies within the budget, and counts them as used until the claim ends", () => {

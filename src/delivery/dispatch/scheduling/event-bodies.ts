@@ -1,8 +1,10 @@
-interface HeldBody {
+interface HeldBody<T> {
   readonly bytes: number;
   /** Deliveries that hold it: claimed by this instance and not yet finished. */
   refs: number;
   body?: Buffer;
+  /** What else every attempt of the event needs, held with its body (its trace). */
+  about?: T;
 }
 
 /**
@@ -12,8 +14,8 @@ interface HeldBody {
  * wait in the database. A body larger than the whole budget is taken when nothing else is held,
  * so that no event is stuck for ever.
  */
-export class EventBodies {
-  private readonly held = new Map<string, HeldBody>();
+export class EventBodies<T = never> {
+  private readonly held = new Map<string, HeldBody<T>>();
   private used = 0;
   /** New bodies a claim in progress has chosen (reserve), counted until its deliveries are taken or it fails. */
   private reserved = 0;
@@ -70,13 +72,20 @@ export class EventBodies {
     this.used += bytes;
   }
 
-  put(eventId: string, body: Buffer): void {
+  put(eventId: string, body: Buffer, about: T): void {
     const found = this.held.get(eventId);
-    if (found !== undefined) found.body = body;
+    if (found === undefined) return;
+    found.body = body;
+    found.about = about;
   }
 
   get(eventId: string): Buffer | undefined {
     return this.held.get(eventId)?.body;
+  }
+
+  /** What was put with the body. */
+  about(eventId: string): T | undefined {
+    return this.held.get(eventId)?.about;
   }
 
   /** Whether the body of a held event is still to be read. */

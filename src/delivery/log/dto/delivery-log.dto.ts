@@ -56,6 +56,12 @@ export class DeliveryDto {
 
   @ApiProperty({ type: AttemptDto, nullable: true })
   lastAttempt: AttemptDto | null;
+
+  @ApiProperty({
+    pattern: '^[0-9a-f]{32}$',
+    description: "The W3C trace id of its event (docs/api.md 10.17): the producer's, or a new one; every attempt's traceparent carries it",
+  })
+  traceId: string;
 }
 
 export class DeliveryPageDto {

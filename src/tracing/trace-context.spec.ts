@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { derivedTrace, newSpanId, newTraceId, parseTraceparent, parseTracestate, producerTraceOf, traceparentOf } from './trace-context';
+
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT = '00f067aa0ba902b7';
+
+describe('parseTraceparent (W3C Trace Context)', () => {
+  it('reads version 00: the trace, the parent span and the sampled flag', () => {
+    expect(parseTraceparent(`00-${TRACE}-${PARENT}-01`)).toEqual({ traceId: TRACE, parentId: PARENT, sampled: true });
+    expect(parseTraceparent(`00-${TRACE}-${PARENT}-00`)?.sampled).toBe(false);
+  });
+
+  it("reads a later version by version 00's fields, with anything after them", () => {
+    expect(parseTraceparent(`cc-${TRACE}-${PARENT}-01-what-the-future-holds`)).toMatchObject({ traceId: TRACE });
+  });
+
+  it.each([
+    ['absent', undefined],
+    ['empty', ''],
+    ['version ff', `ff-${TRACE}-${PARENT}-01`],
+    ['a trace id of zeros', `00-${'0'.repeat(32)}-${PARENT}-01`],
+    ['a parent id of zeros', `00-${TRACE}-${'0'.repeat(16)}-01`],
+    ['upper case', `00-${TRACE.toUpperCase()}-${PARENT}-01`],
+    ['a short trace id', `00-${TRACE.slice(1)}-${PARENT}-01`],
+    ['version 00 with more after the flags', `00-${TRACE}-${PARENT}-01-extra`],
+    ['not hex', `00-${TRACE.replace('4', 'g')}-${PARENT}-01`],
+    ['twice', [`00-${TRACE}-${PARENT}-01`, `00-${TRACE}-${PARENT}-01`]],
+  ])('ignores a traceparent %s', (_, header) => {
+    expect(parseTraceparent(header)).toBeUndefined();
+  });
+});
+
+describe('parseTracestate', () => {
+  it('keeps a well-formed list as received', () => {
+    expect(parseTracestate('congo=t61rcWkgMzE,rojo=00f067aa0ba902b7, tenant@vendor=x')).toBe(
+      'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7, tenant@vendor=x',
+    );
+  });
+
+  it('joins repeated headers, as one list', () => {
+    expect(parseTracestate(['a=1', 'b=2'])).toBe('a=1,b=2');
+  });
+
+  it.each([
+    ['longer than 512 characters', `a=${'x'.repeat(511)}`],
+    ['a member without =', 'congo'],
+    ['an upper-case key', 'Congo=1'],
+    ['more than 32 members', Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(',')],
+    ['empty', ''],
+  ])('drops a tracestate %s', (_, header) => {
+    expect(parseTracestate(header)).toBeUndefined();
+  });
+});
+
+describe('producerTraceOf (docs/api.md 10.17)', () => {
+  it("takes the producer's span as the parent, and its tracestate", () => {
+    expect(producerTraceOf(`00-${TRACE}-${PARENT}-01`, 'congo=1')).toEqual({
+      parent: { traceId: TRACE, parentId: PARENT, sampled: true },
+      traceState: 'congo=1',
+    });
+  });
+
+  it('gives no parent for a malformed traceparent (a new trace), and drops its tracestate', () => {
+    expect(producerTraceOf('00-nonsense', 'congo=1')).toEqual({});
+  });
+});
+
+describe('ids and the attempt header', () => {
+  it('makes ids of the right length, never all zero', () => {
+    expect(newTraceId()).toMatch(/^[0-9a-f]{32}$/);
+    expect(newSpanId()).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("writes an attempt's traceparent: the event's trace, the attempt's span, sampled, and it reads back", () => {
+    const header = traceparentOf(TRACE, PARENT);
+    expect(header).toBe(`00-${TRACE}-${PARENT}-01`);
+    expect(parseTraceparent(header)).toEqual({ traceId: TRACE, parentId: PARENT, sampled: true });
+  });
+
+  it('derives the same trace from an event id on every read', () => {
+    expect(derivedTrace('evt_1')).toEqual(derivedTrace('evt_1'));
+    expect(derivedTrace('evt_1')).toEqual({
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      spanId: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
+    expect(derivedTrace('evt_2').traceId).not.toBe(derivedTrace('evt_1').traceId);
+  });
+});
