@@ -310,6 +310,7 @@ function reportW14(config, w7Results, w14Results) {
   out(
     `W14 token_requests=${w14Results.tokenRequests} expected_token_requests=${expected} minutes=${fixed(w14Results.minutes, 3)} webhooks=${config.w7Webhooks} per_minute_per_webhook=${fixed(perMinute, 3)} unauthorized=${w14Results.unauthorized} lowest_ratio=${fixed(lowest, 3)}`,
   );
+  out(`ratio W14 ${fixed(lowest, 3)}`);
   out();
 }
 

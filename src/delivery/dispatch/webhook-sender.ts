@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { parseTraceparent } from '../../tracing/trace-context';
 import type { ReceiverAuth } from '../../webhooks/receiver-auth';
 import type { AttemptOutcome } from './attempt-outcome';
 import { OAuthTokens } from './oauth/oauth-tokens';
@@ -49,7 +50,10 @@ export class WebhookSender {
       const identity = createHash('sha256').update(JSON.stringify(credentials)).digest('base64url');
       if (auth.type === 'mtls') client = { identity, certificate: auth.certificate, privateKey: auth.privateKey };
       else {
-        const got = await this.tokens.tokenFor(webhookId, identity, auth, signal);
+        // The attempt's own span is the parent its traceparent names (docs/api.md 10.17): the token request's too.
+        const trace = parseTraceparent(headers.traceparent);
+        const attempt = trace && { traceId: trace.traceId, spanId: trace.parentId };
+        const got = await this.tokens.tokenFor(webhookId, identity, auth, signal, attempt);
         if (!got.ok) return { kind: 'auth failed', failure: got.failure, durationMs: took() };
         sent = bearing(headers, got.token.value);
         refused = () => this.tokens.refused(webhookId, identity, got.token.value);

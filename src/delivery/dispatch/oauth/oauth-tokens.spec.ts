@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
 import type { PinnedAnswer, PinnedHttp, PinnedRequest } from '../pinned-http';
+import { SpanKind, type Tracing } from '../../../tracing/tracing';
 import { OAuthTokens } from './oauth-tokens';
 
 const SETTINGS: OAuth2Settings = { type: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'id', clientSecret: 's3cret' };
@@ -11,10 +12,14 @@ const answered = (status: number, body?: unknown): PinnedAnswer => ({
   body: body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body)),
 });
 
-/** OAuthTokens over a PinnedHttp that answers `answer` to every request, recorded. */
+/** OAuthTokens over a PinnedHttp that answers `answer` to every request, recorded, and a Tracing that records its spans. */
 function setUp(answer: (request: PinnedRequest) => Promise<PinnedAnswer>) {
   const post = vi.fn(answer);
-  return { tokens: new OAuthTokens({ post } as unknown as PinnedHttp), post };
+  const spans: unknown[][] = [];
+  const tracing = {
+    start: (...begun: unknown[]) => ({ end: (...ended: unknown[]) => spans.push([...begun, ...ended]) }),
+  };
+  return { tokens: new OAuthTokens({ post } as unknown as PinnedHttp, tracing as unknown as Tracing), post, spans };
 }
 
 describe('OAuthTokens (docs/api.md 10.16)', () => {
@@ -58,5 +63,21 @@ describe('OAuthTokens (docs/api.md 10.16)', () => {
     await tokens.tokenFor(1, 'a', SETTINGS, signal);
     tokens.refused(1, 'a', 't1');
     expect(await tokens.tokenFor(1, 'a', SETTINGS, signal)).toEqual({ ok: true, token: { value: 't2' } });
+  });
+
+  it("traces each request under the attempt's span (docs/api.md 10.17): the host, the status, the failure, never the path, the form or the token", async () => {
+    const { tokens, spans } = setUp(async () => answered(503));
+    const attempt = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    await tokens.tokenFor(1, 'a', SETTINGS, new AbortController().signal, attempt);
+    expect(spans).toEqual([
+      [
+        'oauth token request',
+        SpanKind.CLIENT,
+        attempt,
+        { 'server.address': 'auth.example.com' },
+        { 'http.response.status_code': 503, 'webhook.token.failure': 'answered' },
+        true,
+      ],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { SpanKind, type SpanParent, Tracing } from '../../../tracing/tracing';
 import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
-import { PinnedHttp, RequestFailure } from '../pinned-http';
+import { PinnedAnswer, PinnedHttp, RequestFailure } from '../pinned-http';
 import { AccessTokens, TokenResult } from './access-tokens';
 import { accessTokenOf, tokenRequestOf } from './client-credentials';
 
@@ -18,21 +19,33 @@ export type TokenFailure = { readonly reason: RequestFailure } | { readonly reas
  * this instance (AccessTokens: reuse, one request at a time, dropped on a 401), each asked for
  * through PinnedHttp like an attempt (the URL rules, every address vetted, the connection pinned,
  * the proxy; a redirect is an answer that fails), under the deadline of the attempt that asked.
- * The answer is read and dropped here: neither it nor the token is ever logged or stored.
+ * The answer is read and dropped here: neither it nor the token is ever logged or stored. Each
+ * request has a span (docs/api.md 10.17) under the span of the attempt that made it: the token
+ * URL's host, the status and the failure, never the path, the form, the secret or the token.
  */
 @Injectable()
 export class OAuthTokens {
   private readonly tokens = new AccessTokens<TokenFailure>();
 
-  constructor(private readonly http: PinnedHttp) {}
+  constructor(
+    private readonly http: PinnedHttp,
+    private readonly tracing: Tracing,
+  ) {}
 
   /**
    * A token for an attempt of `webhookId` (its settings' `identity`: see AccessTokens), or why
-   * there is none. An attempt that waits for another's request waits no longer than its own deadline.
+   * there is none. An attempt that waits for another's request waits no longer than its own
+   * deadline. `attempt`: the attempt's span, the parent of a request it makes.
    */
-  tokenFor(webhookId: number, identity: string, settings: OAuth2Settings, signal: AbortSignal): Promise<TokenResult<TokenFailure>> {
+  tokenFor(
+    webhookId: number,
+    identity: string,
+    settings: OAuth2Settings,
+    signal: AbortSignal,
+    attempt?: SpanParent,
+  ): Promise<TokenResult<TokenFailure>> {
     return withinDeadline(
-      this.tokens.get(webhookId, identity, () => this.request(settings, signal)),
+      this.tokens.get(webhookId, identity, () => this.request(settings, signal, attempt)),
       signal,
     );
   }
@@ -42,13 +55,33 @@ export class OAuthTokens {
     this.tokens.drop(webhookId, identity, token);
   }
 
-  private async request(settings: OAuth2Settings, signal: AbortSignal): Promise<TokenResult<TokenFailure>> {
+  private async request(
+    settings: OAuth2Settings,
+    signal: AbortSignal,
+    attempt: SpanParent | undefined,
+  ): Promise<TokenResult<TokenFailure>> {
+    const span = this.tracing.start('oauth token request', SpanKind.CLIENT, attempt, {
+      'server.address': new URL(settings.tokenUrl).hostname,
+    });
     const { headers, body } = tokenRequestOf(settings);
     const answer = await this.http.post({ url: settings.tokenUrl, headers, body, signal, readAtMost: MAX_TOKEN_ANSWER_BYTES });
-    if (answer.kind !== 'answered') return { ok: false, failure: { reason: answer.kind } };
-    const token = answer.status >= 200 && answer.status < 300 ? accessTokenOf(answer.body) : undefined;
-    return token === undefined ? { ok: false, failure: { reason: 'answered', status: answer.status } } : { ok: true, token };
+    const result = resultOf(answer);
+    span.end(
+      {
+        'http.response.status_code': answer.kind === 'answered' ? answer.status : undefined,
+        'webhook.token.failure': result.ok ? undefined : result.failure.reason,
+      },
+      !result.ok,
+    );
+    return result;
   }
+}
+
+/** A token request's answer read: a 2xx with a token to use, or why not. */
+function resultOf(answer: PinnedAnswer): TokenResult<TokenFailure> {
+  if (answer.kind !== 'answered') return { ok: false, failure: { reason: answer.kind } };
+  const token = answer.status >= 200 && answer.status < 300 ? accessTokenOf(answer.body) : undefined;
+  return token === undefined ? { ok: false, failure: { reason: 'answered', status: answer.status } } : { ok: true, token };
 }
 
 const TIMED_OUT: TokenResult<TokenFailure> = { ok: false, failure: { reason: 'timeout' } };
