@@ -55,6 +55,8 @@ export async function startReceiver() {
     });
   return {
     proxyUrl,
+    /** The receiver's (and its proxy's) process, for CPU readings. */
+    pid: child.pid,
     arrivals: async () => new Map((await ask('arrivals')).arrivals),
     /** {distinct, lastAt}: (webhook-id, path) pairs arrived, for events that go to many webhooks. */
     distinct: () => ask('distinct'),

@@ -11,6 +11,14 @@
 //   ceiling  the same receiver and proxy driven by a plain Node client that signs
 //       (standardwebhooks) and posts with keep-alive (undici), as fast as it can: our sustained
 //       rate as a fraction of it.
+//   W6b POST /api/events/batch, 100 events a request, to an organization with 3 webhooks, dispatch
+//       off: events/s accepted, p50, p99 of the 202s; target at least 10× W6's events/s.
+//   W7b W7 with its events sent in batches of 100 (BENCH_W7B_RATES); W7 and W7b are run with one
+//       and with two instances on one database (BENCH_W7_INSTANCES), events posted to them in turn.
+//   costs  per accepted event (W6, W6b) and per delivered event (W7, W7b): statements and bytes
+//       written from MariaDB's counters, round trips from the servers' sockets (bench/costs.mjs),
+//       the servers' CPU, every process's CPU while the events are offered, and each run's ratio
+//       to the ceiling on a line of its own (`ratio W7 0.083`).
 //   prepared statements  MariaDB's Prepared_stmt_count before W7's server starts and after each
 //       rate, while it runs (docs/api.md 9: at most 256 per instance however long it runs; the
 //       count is the whole server's, so it is the service's own only when no one else is
@@ -19,9 +27,11 @@
 // Environment (defaults in brackets): BENCH_DATABASE_URL [mysql://root@127.0.0.1:3306],
 // BENCH_PORT [3000], BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds, W6 and the ceiling),
 // BENCH_CONNECTIONS [32], BENCH_W7_RATES [250,500,1000,1500] (events per second),
-// BENCH_W7_SECONDS [10] (per rate), BENCH_W7_WEBHOOKS [8].
+// BENCH_W7_SECONDS [10] (per rate), BENCH_W7_WEBHOOKS [8], BENCH_W7B_RATES [2000,4000,6000,8000],
+// BENCH_W7_INSTANCES [1,2] (W7 and W7b with each), BENCH_SKIP_W6 (W6 and W6b not run).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
@@ -29,7 +39,6 @@ import { ProxyAgent } from 'undici';
 import {
   API_PREFIX,
   BenchError,
-  cpuTicks,
   expectStatus,
   fixed,
   intFromEnv,
@@ -43,8 +52,19 @@ import {
   sampleRss,
   secondsFromEnv,
   startDns,
-  TICKS_PER_SECOND,
 } from './harness.mjs';
+import {
+  cpuText,
+  cpuWindow,
+  dbCounters,
+  dbDelta,
+  dbSegments,
+  loadAverage,
+  mariadbPids,
+  perUnit,
+  roundTrips,
+  statementsText,
+} from './costs.mjs';
 import {
   arrivalsOf,
   CA_FILE,
@@ -73,6 +93,8 @@ function loadConfig() {
     rates,
     w7Seconds: secondsFromEnv('BENCH_W7_SECONDS', 10),
     w7Webhooks: intFromEnv('BENCH_W7_WEBHOOKS', 8, 1),
+    w7bRates: listFromEnv('BENCH_W7B_RATES', '2000,4000,6000,8000', 1),
+    w7Instances: listFromEnv('BENCH_W7_INSTANCES', '1,2', 1),
   };
 }
 
@@ -96,6 +118,7 @@ async function w6(config, secretKey, dns, receiver) {
       });
     log(`W6 POST /events (3 webhooks, dispatch off): ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s`);
     const warm = await run(config.warmup);
+    const costs = await startCosts(config, service);
     const measured = await run(config.duration);
     return {
       rps: measured.requests.total / measured.duration,
@@ -103,33 +126,49 @@ async function w6(config, secretKey, dns, receiver) {
       p99: measured.latency.p99,
       failures: warm.non2xx + warm.errors + measured.non2xx + measured.errors,
       peakRssKb: peakRss(),
+      cost: await costs.end(measured.requests.total),
     };
   } finally {
     await service.stop();
   }
 }
 
-async function w7(config, secretKey, dns, receiver) {
+/**
+ * W7 (and W7b, `batch` events a request): `instances` servers on one database, fixed offered
+ * rates of events to the organizations in turn, posted to the instances in turn.
+ */
+async function w7(config, secretKey, dns, receiver, { name = 'W7', instances = 1, batch = 0, rates = config.rates } = {}) {
   const organizations = Array.from({ length: config.w7Webhooks }, (_, i) => ({ [`w7-${i}`]: `https://${RECEIVER_HOST}/w7-${i}` }));
   const results = [];
+  results.name = name;
+  results.instances = instances;
   // Before W7's server starts (W6's has stopped): what the rest of the MariaDB server holds.
-  results.prepared = [['before W7', await preparedStatements(config.mariadb)]];
-  const service = await startService(config, secretKey, dns, receiver, { organizations });
-  const peakRss = sampleRss(service.servers[0].child.pid);
+  results.prepared = [[`before ${name}`, await preparedStatements(config.mariadb)]];
+  const service = await startService(config, secretKey, dns, receiver, { organizations, instances });
+  const peakRss = service.servers.map((server) => sampleRss(server.child.pid));
+  const send = (rate, seconds) => (batch > 0 ? offerBatches(service, rate, seconds, batch) : offer(service, service.orgs, rate, seconds));
   try {
     // Warm-up, thrown away: JIT, connection pools, the kept-alive tunnels.
-    log(`W7 warm-up: ${config.rates[0]} events/s for ${config.warmup} s`);
-    await offer(service, service.orgs, config.rates[0], config.warmup);
+    log(`${name} warm-up: ${rates[0]} events/s for ${config.warmup} s`);
+    await send(rates[0], config.warmup);
     await sleep(2000);
-    for (const rate of config.rates) {
+    for (const rate of rates) {
       receiver.reset();
-      log(`W7 end to end: ${rate} events/s offered for ${config.w7Seconds} s to ${config.w7Webhooks} webhook(s)`);
-      const ticks = cpuTicks(service.servers[0].child.pid);
+      log(
+        `${name} end to end (${instances} instance(s)${batch > 0 ? `, batches of ${batch}` : ''}): ${rate} events/s offered for ${config.w7Seconds} s to ${config.w7Webhooks} webhook(s); load ${loadAverage()}`,
+      );
+      const costs = await startCosts(config, service, receiver);
       const windowStart = now();
-      const { accepted, failures, behind, offeredSeconds } = await offer(service, service.orgs, rate, config.w7Seconds);
+      const { accepted, failures, behind, offeredSeconds } = await send(rate, config.w7Seconds);
       const windowEnd = now();
-      const cpuMs = ((cpuTicks(service.servers[0].child.pid) - ticks) * 1000) / TICKS_PER_SECOND;
+      const cpu = costs.offered();
       const arrived = latencies(accepted, await arrivalsOf(receiver, accepted), windowStart, windowEnd);
+      // The last attempts' records are written within a few ms of their answers.
+      await sleep(1000);
+      const cost = await costs.end(arrived.arrived);
+      const serverMs = Object.entries(cpu.processes)
+        .filter(([process]) => process.startsWith('server'))
+        .reduce((sum, [, { ms }]) => sum + ms, 0);
       results.push({
         rate,
         accepted: accepted.size,
@@ -140,17 +179,19 @@ async function w7(config, secretKey, dns, receiver) {
         offeredPerSecond: accepted.size / offeredSeconds,
         p50: percentile(arrived.sorted, 50),
         p99: percentile(arrived.sorted, 99),
-        cpuPercent: (100 * cpuMs) / (windowEnd - windowStart),
-        cpuUsPerEvent: (1000 * cpuMs) / Math.max(accepted.size, 1),
+        cpuPercent: (100 * serverMs) / (windowEnd - windowStart),
+        cpuUsPerEvent: (1000 * serverMs) / Math.max(accepted.size, 1),
+        cpu,
+        cost,
       });
       results.prepared.push([`after ${rate}/s`, await service.preparedStatements()]);
       const r = results.at(-1);
       log(
-        `W7 ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms`,
+        `${name} ${rate}/s: ${fixed(r.deliveredPerSecond, 0)} deliveries/s, ${r.arrived}/${r.accepted} arrived, p50 ${fixed(r.p50, 1)} ms, p99 ${fixed(r.p99, 1)} ms; ${statementsText(cost.perEvent)} statements per delivered event; ${cpuText(cpu)}`,
       );
     }
   } finally {
-    results.peakRssKb = peakRss();
+    results.peakRssKb = Math.max(...peakRss.map((peak) => peak()));
     await service.stop();
   }
   return results;
@@ -232,6 +273,232 @@ function report(config, w6Result, w7Results, ceilingResult) {
   out();
 }
 
+// ---- issue 32: W6b, W7b, the runs with two instances, and what each costs -----------------
+
+/** Events per request of W6b and W7b (docs/api.md 10.1.1: at most 100). */
+const BATCH = 100;
+
+/** A comma-separated list of whole numbers. */
+function listFromEnv(name, fallback, min) {
+  return (process.env[name] || fallback).split(',').map((item) => intFromEnv(name, 0, min, item.trim()));
+}
+
+/**
+ * Starts measuring what a window costs: MariaDB's counters (bench/costs.mjs), the round trips of
+ * the service's servers to it, and the CPU of every process taking part. `offered()` stops the
+ * CPU window (while the load runs: what saturates); `end(units)` reads the rest (after the work
+ * has drained), with the servers' CPU over the whole window, each per unit (event).
+ */
+async function startCosts(config, service, receiver) {
+  const serverPids = service.servers.map((server) => server.child.pid);
+  const port = Number(config.mariadb.port || 3306);
+  const named = Object.fromEntries(serverPids.map((pid, i) => [serverPids.length === 1 ? 'server' : `server ${i + 1}`, pid]));
+  Object.assign(named, { mariadbd: mariadbPids(config.mariadb) }, receiver ? { 'receiver+proxy': receiver.pid } : {}, {
+    'load (bench)': process.pid,
+  });
+  const loadBefore = loadAverage();
+  // The statements made meanwhile by the idle service (its scan) and by anyone else: MariaDB's
+  // counters are the whole server's, so a busy background makes the window's figures upper bounds.
+  const idle = await dbCounters(config.mariadb, [service.database.name]);
+  await sleep(1000);
+  const db = await dbCounters(config.mariadb, [service.database.name]);
+  const background = dbDelta(idle, db).statements;
+  const segments = dbSegments(serverPids, port);
+  const offered = cpuWindow(named);
+  const whole = cpuWindow(Object.fromEntries(serverPids.map((pid, i) => [`server ${i + 1}`, pid])));
+  return {
+    offered,
+    end: async (units) => {
+      const servers = whole();
+      const after = dbSegments(serverPids, port);
+      const delta = dbDelta(db, await dbCounters(config.mariadb, [service.database.name]));
+      const serverMs = Object.values(servers.processes).reduce((sum, { ms }) => sum + ms, 0);
+      return {
+        units,
+        delta,
+        perEvent: perUnit(delta, units),
+        roundTripsPerEvent: roundTrips(segments, after) / units,
+        serverUsPerEvent: (1000 * serverMs) / units,
+        background,
+        loadBefore,
+        loadAfter: loadAverage(),
+      };
+    },
+  };
+}
+
+/**
+ * offer() with the events in batches of `batch` (POST /events/batch): the same events (to the
+ * organizations in turn) at the same rate, a request carrying the next `batch` of them, posted to
+ * the instances in turn. The 202 time of each event accepted.
+ */
+async function offerBatches(service, rate, seconds, batch) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const orgs = service.orgs;
+  const accepted = new Map();
+  let failures = 0;
+  let inFlight = 0;
+  let behind = 0;
+  const started = performance.now();
+  const total = Math.round(rate * seconds);
+  const post = (first, count, n) =>
+    new Promise((resolve) => {
+      inFlight++;
+      const api = service.apis[n % service.apis.length];
+      const events = Array.from({ length: count }, (_, i) => ({
+        type: 'transaction.created',
+        organization: orgs[(first + i) % orgs.length].id,
+        data: { amount: first + i, currency: 'EUR' },
+      }));
+      const req = http.request(`${api}/events/batch`, { method: 'POST', agent, headers: service.headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          inFlight--;
+          if (res.statusCode === 202) {
+            const at = now();
+            for (const { id } of JSON.parse(text).events) accepted.set(id, at);
+          } else failures += count;
+          resolve();
+        });
+      });
+      req.on('error', () => (inFlight--, (failures += count), resolve()));
+      req.end(JSON.stringify({ events }));
+    });
+  const pending = [];
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+    while (sent < total && due - sent >= Math.min(batch, total - sent)) {
+      const count = Math.min(batch, total - sent);
+      if (inFlight >= 64) behind++;
+      pending.push(post(sent, count, pending.length));
+      sent += count;
+    }
+    await sleep(2);
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return { accepted, failures, behind, offeredSeconds: (performance.now() - started) / 1000 };
+}
+
+/** W6b: W6 with 100 events a request (POST /events/batch). */
+async function w6b(config, secretKey, dns, receiver) {
+  const hooks = { 'hook-1': `https://${RECEIVER_HOST}/1`, 'hook-2': `https://${RECEIVER_HOST}/2`, 'hook-3': `https://${RECEIVER_HOST}/3` };
+  // Dispatch off, every delivery stays pending: W6b's 13 s leave more than the default 100 000
+  // (the count behind the limit still runs, once a second, as in W6).
+  const env = { DELIVERY_CONCURRENCY: '0', DELIVERY_PENDING_PER_ORG_MAX: '100000000' };
+  const service = await startService(config, secretKey, dns, receiver, { organizations: [hooks], env });
+  try {
+    const [org] = service.orgs;
+    const body = {
+      events: Array.from({ length: BATCH }, (_, n) => ({
+        type: 'transaction.created',
+        organization: org.id,
+        data: { amount: n, currency: 'EUR' },
+      })),
+    };
+    const answer = JSON.parse(await expectStatus(202, 'POST', `${service.apis[0]}/events/batch`, { headers: service.headers, body }));
+    if (answer.events.length !== BATCH || answer.events.some(({ deliveries }) => deliveries !== 3)) {
+      throw new BenchError(`W6b: a batch was answered ${JSON.stringify(answer).slice(0, 200)}, expected ${BATCH} events of 3 deliveries`);
+    }
+    const peakRss = sampleRss(service.servers[0].child.pid);
+    const run = (seconds) =>
+      autocannon({
+        url: `http://127.0.0.1:${config.port}`,
+        connections: config.connections,
+        duration: seconds,
+        requests: [{ method: 'POST', path: `${API_PREFIX}/events/batch`, headers: service.headers, body: JSON.stringify(body) }],
+      });
+    log(
+      `W6b POST /events/batch (${BATCH} events, 3 webhooks, dispatch off): ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s; load ${loadAverage()}`,
+    );
+    const warm = await run(config.warmup);
+    const costs = await startCosts(config, service);
+    const measured = await run(config.duration);
+    const rps = measured.requests.total / measured.duration;
+    return {
+      rps,
+      eventsPerSecond: rps * BATCH,
+      p50: measured.latency.p50,
+      p99: measured.latency.p99,
+      failures: warm.non2xx + warm.errors + measured.non2xx + measured.errors,
+      peakRssKb: peakRss(),
+      cost: await costs.end(measured.requests.total * BATCH),
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** W7 and W7b with each count of instances (BENCH_W7_INSTANCES), in that order. */
+async function endToEndRuns(config, secretKey, dns, receiver) {
+  const runs = [];
+  for (const instances of config.w7Instances) {
+    const suffix = instances === 1 ? '' : `x${instances}`;
+    runs.push(await w7(config, secretKey, dns, receiver, { name: `W7${suffix}`, instances }));
+    runs.push(await w7(config, secretKey, dns, receiver, { name: `W7b${suffix}`, instances, batch: BATCH, rates: config.w7bRates }));
+  }
+  return runs;
+}
+
+/** The rate of a run that counts: the most delivered per second while offered at a rate where every event was accepted and delivered. */
+function bestOf(run) {
+  const complete = run.filter((r) => r.failures === 0 && r.arrived === r.accepted && r.accepted > 0);
+  return complete.reduce((best, r) => (best === undefined || r.deliveredPerSecond > best.deliveredPerSecond ? r : best), undefined);
+}
+
+function reportBatches(config, w6Result, w6bResult, runs, ceilingResult) {
+  const f = fixed;
+  const bytes = (cost) => `${f(cost.perEvent.redoBytes, 0)} / ${f(cost.perEvent.dataBytes, 0)}`;
+  out('## Batches and costs (W6b, W7b; two instances)');
+  out();
+  if (w6bResult !== undefined) {
+    out(
+      '| workload | events/s | requests/s | p50 ms | p99 ms | failures | peak RSS MB | statements per event (reads, writes, tx, other; prepared) | round trips per event | server CPU µs per event | redo / data bytes per event | load before → after |',
+    );
+    out('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|');
+    for (const [name, r, perRequest] of [
+      ['W6 POST /events, 3 webhooks, dispatch off', w6Result, 1],
+      [`W6b POST /events/batch, ${BATCH} events, 3 webhooks, dispatch off`, w6bResult, BATCH],
+    ]) {
+      const events = r.eventsPerSecond ?? r.rps;
+      out(
+        `| ${name} | ${f(events, 0)} | ${f(events / perRequest, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.failures} | ${f(mb(r.peakRssKb), 1)} | ${statementsText(r.cost.perEvent)} | ${f(r.cost.roundTripsPerEvent, 2)} | ${f(r.cost.serverUsPerEvent, 0)} | ${bytes(r.cost)} | ${r.cost.loadBefore} → ${r.cost.loadAfter}; ${r.cost.background} statements/s before |`,
+      );
+    }
+    out();
+    out(`W6b / W6 events/s: ${f(w6bResult.eventsPerSecond / w6Result.rps, 1)} (target ≥ 10).`);
+    out();
+  }
+  out(
+    `| run | offered events/s | accepted/s | delivered/s in the window | arrived | p50 ms | p99 ms | statements per delivered event (reads, writes, tx, other; prepared) | round trips per delivered event | server CPU µs per delivered event | redo / data bytes per delivered event | CPU % of one core while offered | load before → after; MariaDB's statements/s before |`,
+  );
+  out('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|');
+  for (const run of runs) {
+    for (const r of run) {
+      out(
+        `| ${run.name} | ${r.rate} | ${f(r.offeredPerSecond, 0)} | ${f(r.deliveredPerSecond, 0)} | ${r.arrived}/${r.accepted}${r.failures > 0 ? ` (${r.failures} refused)` : ''} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${statementsText(r.cost.perEvent)} | ${f(r.cost.roundTripsPerEvent, 2)} | ${f(r.cost.serverUsPerEvent, 0)} | ${bytes(r.cost)} | ${cpuText(r.cpu)} | ${r.cost.loadBefore} → ${r.cost.loadAfter}; ${r.cost.background} statements/s before |`,
+      );
+    }
+  }
+  out();
+  out(`Ceiling (plain client, same receiver and proxy, at the end of the run): ${f(ceilingResult.rps, 0)}/s.`);
+  const others = Math.max(...runs.flatMap((run) => run.map((r) => r.cost.delta.others)));
+  if (others > 0)
+    out(`Other clients were connected to the MariaDB server during the runs (up to ${others}): the statement counts include their work.`);
+  out();
+  for (const run of runs) {
+    const best = bestOf(run);
+    const ratio = best === undefined ? 0 : best.deliveredPerSecond / ceilingResult.rps;
+    out(
+      `${run.name}: ${best === undefined ? 'no rate had every event delivered' : `${f(best.deliveredPerSecond, 0)} deliveries/s at ${best.rate}/s offered, every event delivered; ${statementsText(best.cost.perEvent)} statements and ${f(best.cost.roundTripsPerEvent, 2)} round trips per delivered event`}; peak RSS ${f(mb(run.peakRssKb), 1)} MB (the largest instance); target ${run.name.startsWith('W7b') ? '≥ 0.25' : '≥ 0.10'} of the ceiling.`,
+    );
+    out(`ratio ${run.name} ${ratio.toFixed(3)}`);
+  }
+  out();
+}
+
 async function main() {
   const config = loadConfig();
   requireDist();
@@ -240,12 +507,15 @@ async function main() {
   const dns = await startDns();
   const receiver = await startReceiver();
   const w6Result = process.env.BENCH_SKIP_W6
-    ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN }
+    ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN, cost: undefined }
     : await w6(config, secretKey, dns, receiver);
-  const w7Results = await w7(config, secretKey, dns, receiver);
+  const w6bResult = process.env.BENCH_SKIP_W6 ? undefined : await w6b(config, secretKey, dns, receiver);
+  const runs = await endToEndRuns(config, secretKey, dns, receiver);
+  const w7Results = runs.find((run) => run.name === 'W7') ?? runs[0];
   const ceilingResult = await ceiling(config, receiver);
   report(config, w6Result, w7Results, ceilingResult);
-  if (w6Result.failures > 0) process.exitCode = 1;
+  reportBatches(config, w6Result, w6bResult, runs, ceilingResult);
+  if (w6Result.failures > 0 || (w6bResult?.failures ?? 0) > 0) process.exitCode = 1;
 }
 
 await runBench(main);
