@@ -1,5 +1,5 @@
-// What a run costs, read from the outside (issue 32; used by delivery.mjs's W6/W6b/W7/W7b lines,
-// bench/phases.mjs and bench/database-ceiling.mjs): MariaDB's own counters (statements by kind,
+// What a run costs, read from the outside (issue 32; used by delivery.mjs's W6/W6b/W7/W7b lines
+// and bench/phases.mjs): MariaDB's own counters (statements by kind,
 // bytes written), the round trips of given processes to it (their TCP segments), and the CPU of
 // every process that takes part, from /proc.
 //
@@ -24,6 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
+import { sleep } from './delivery-harness.mjs';
 import { cpuTicks, machineTicks, TICKS_PER_SECOND } from './harness.mjs';
 
 const COUNTERS = [
@@ -206,4 +207,50 @@ export function loadAverage() {
   } catch {
     return '-';
   }
+}
+
+/**
+ * Starts measuring what a window costs: MariaDB's counters (above), the round trips of the
+ * service's servers to it, and the CPU of every process taking part. `offered()` stops the
+ * CPU window (while the load runs: what saturates); `end(units)` reads the rest (after the work
+ * has drained), with the servers' CPU over the whole window, each per unit (event). Before the
+ * window, a second of MariaDB's statements while the service idles (`background`).
+ */
+export async function startCosts(config, service, receiver, { background = true } = {}) {
+  const serverPids = service.servers.map((server) => server.child.pid);
+  const port = Number(config.mariadb.port || 3306);
+  const named = Object.fromEntries(serverPids.map((pid, i) => [serverPids.length === 1 ? 'server' : `server ${i + 1}`, pid]));
+  Object.assign(named, { mariadbd: mariadbPids(config.mariadb) }, receiver ? { 'receiver+proxy': receiver.pid } : {}, {
+    'load (bench)': process.pid,
+  });
+  const loadBefore = loadAverage();
+  // The statements made meanwhile by the idle service (its scan) and by anyone else: MariaDB's
+  // counters are the whole server's, so a busy background makes the window's figures upper bounds.
+  // (`background: false` when the service is at work already.)
+  const idle = background ? await dbCounters(config.mariadb, [service.database.name]) : undefined;
+  if (background) await sleep(1000);
+  const db = await dbCounters(config.mariadb, [service.database.name]);
+  const statementsBefore = background ? dbDelta(idle, db).statements : undefined;
+  const segments = dbSegments(serverPids, port);
+  const offered = cpuWindow(named);
+  const whole = cpuWindow(Object.fromEntries(serverPids.map((pid, i) => [`server ${i + 1}`, pid])));
+  return {
+    offered,
+    end: async (units) => {
+      const servers = whole();
+      const after = dbSegments(serverPids, port);
+      const delta = dbDelta(db, await dbCounters(config.mariadb, [service.database.name]));
+      const serverMs = Object.values(servers.processes).reduce((sum, { ms }) => sum + ms, 0);
+      return {
+        units,
+        delta,
+        perEvent: perUnit(delta, units),
+        roundTripsPerEvent: roundTrips(segments, after) / units,
+        serverUsPerEvent: (1000 * serverMs) / units,
+        background: statementsBefore,
+        loadBefore,
+        loadAfter: loadAverage(),
+      };
+    },
+  };
 }

@@ -31,7 +31,6 @@
 // BENCH_W7_INSTANCES [1,2] (W7 and W7b with each), BENCH_SKIP_W6 (W6 and W6b not run).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
@@ -53,24 +52,14 @@ import {
   secondsFromEnv,
   startDns,
 } from './harness.mjs';
-import {
-  cpuText,
-  cpuWindow,
-  dbCounters,
-  dbDelta,
-  dbSegments,
-  loadAverage,
-  mariadbPids,
-  perUnit,
-  roundTrips,
-  statementsText,
-} from './costs.mjs';
+import { cpuText, loadAverage, startCosts, statementsText } from './costs.mjs';
 import {
   arrivalsOf,
   CA_FILE,
   latencies,
   now,
   offer,
+  offerBatches,
   percentile,
   preparedStatements,
   preparedStatementsLine,
@@ -281,105 +270,6 @@ const BATCH = 100;
 /** A comma-separated list of whole numbers. */
 function listFromEnv(name, fallback, min) {
   return (process.env[name] || fallback).split(',').map((item) => intFromEnv(name, 0, min, item.trim()));
-}
-
-/**
- * Starts measuring what a window costs: MariaDB's counters (bench/costs.mjs), the round trips of
- * the service's servers to it, and the CPU of every process taking part. `offered()` stops the
- * CPU window (while the load runs: what saturates); `end(units)` reads the rest (after the work
- * has drained), with the servers' CPU over the whole window, each per unit (event).
- */
-async function startCosts(config, service, receiver) {
-  const serverPids = service.servers.map((server) => server.child.pid);
-  const port = Number(config.mariadb.port || 3306);
-  const named = Object.fromEntries(serverPids.map((pid, i) => [serverPids.length === 1 ? 'server' : `server ${i + 1}`, pid]));
-  Object.assign(named, { mariadbd: mariadbPids(config.mariadb) }, receiver ? { 'receiver+proxy': receiver.pid } : {}, {
-    'load (bench)': process.pid,
-  });
-  const loadBefore = loadAverage();
-  // The statements made meanwhile by the idle service (its scan) and by anyone else: MariaDB's
-  // counters are the whole server's, so a busy background makes the window's figures upper bounds.
-  const idle = await dbCounters(config.mariadb, [service.database.name]);
-  await sleep(1000);
-  const db = await dbCounters(config.mariadb, [service.database.name]);
-  const background = dbDelta(idle, db).statements;
-  const segments = dbSegments(serverPids, port);
-  const offered = cpuWindow(named);
-  const whole = cpuWindow(Object.fromEntries(serverPids.map((pid, i) => [`server ${i + 1}`, pid])));
-  return {
-    offered,
-    end: async (units) => {
-      const servers = whole();
-      const after = dbSegments(serverPids, port);
-      const delta = dbDelta(db, await dbCounters(config.mariadb, [service.database.name]));
-      const serverMs = Object.values(servers.processes).reduce((sum, { ms }) => sum + ms, 0);
-      return {
-        units,
-        delta,
-        perEvent: perUnit(delta, units),
-        roundTripsPerEvent: roundTrips(segments, after) / units,
-        serverUsPerEvent: (1000 * serverMs) / units,
-        background,
-        loadBefore,
-        loadAfter: loadAverage(),
-      };
-    },
-  };
-}
-
-/**
- * offer() with the events in batches of `batch` (POST /events/batch): the same events (to the
- * organizations in turn) at the same rate, a request carrying the next `batch` of them, posted to
- * the instances in turn. The 202 time of each event accepted.
- */
-async function offerBatches(service, rate, seconds, batch) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const orgs = service.orgs;
-  const accepted = new Map();
-  let failures = 0;
-  let inFlight = 0;
-  let behind = 0;
-  const started = performance.now();
-  const total = Math.round(rate * seconds);
-  const post = (first, count, n) =>
-    new Promise((resolve) => {
-      inFlight++;
-      const api = service.apis[n % service.apis.length];
-      const events = Array.from({ length: count }, (_, i) => ({
-        type: 'transaction.created',
-        organization: orgs[(first + i) % orgs.length].id,
-        data: { amount: first + i, currency: 'EUR' },
-      }));
-      const req = http.request(`${api}/events/batch`, { method: 'POST', agent, headers: service.headers }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
-        res.on('end', () => {
-          inFlight--;
-          if (res.statusCode === 202) {
-            const at = now();
-            for (const { id } of JSON.parse(text).events) accepted.set(id, at);
-          } else failures += count;
-          resolve();
-        });
-      });
-      req.on('error', () => (inFlight--, (failures += count), resolve()));
-      req.end(JSON.stringify({ events }));
-    });
-  const pending = [];
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-    while (sent < total && due - sent >= Math.min(batch, total - sent)) {
-      const count = Math.min(batch, total - sent);
-      if (inFlight >= 64) behind++;
-      pending.push(post(sent, count, pending.length));
-      sent += count;
-    }
-    await sleep(2);
-  }
-  await Promise.all(pending);
-  agent.destroy();
-  return { accepted, failures, behind, offeredSeconds: (performance.now() - started) / 1000 };
 }
 
 /** W6b: W6 with 100 events a request (POST /events/batch). */
