@@ -41,7 +41,6 @@ const COUNTERS = [
   'Com_stmt_prepare',
   'Innodb_os_log_written',
   'Innodb_data_written',
-  'Innodb_os_log_fsyncs',
   'Innodb_data_fsyncs',
   'Bytes_received',
 ];
@@ -86,7 +85,7 @@ export function dbDelta(before, after) {
     prepares: d.Com_stmt_prepare,
     redoBytes: d.Innodb_os_log_written,
     dataBytes: d.Innodb_data_written,
-    logFsyncs: d.Innodb_os_log_fsyncs,
+    fsyncs: d.Innodb_data_fsyncs,
     bytesReceived: d.Bytes_received,
     others: Math.max(before.others, after.others),
   };

@@ -28,7 +28,8 @@
 // BENCH_PORT [3000], BENCH_DURATION [10] and BENCH_WARMUP [3] (seconds, W6 and the ceiling),
 // BENCH_CONNECTIONS [32], BENCH_W7_RATES [250,500,1000,1500] (events per second),
 // BENCH_W7_SECONDS [10] (per rate), BENCH_W7_WEBHOOKS [8], BENCH_W7B_RATES [2000,4000,6000,8000],
-// BENCH_W7_INSTANCES [1,2] (W7 and W7b with each), BENCH_SKIP_W6 (W6 and W6b not run).
+// BENCH_W7_INSTANCES [1,2] (W7 and W7b with each), BENCH_SKIP_W6 (W6 and W6b not run), BENCH_BATCHES
+// [1] (0: neither W6b nor W7b, for a build from before POST /events/batch).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -84,6 +85,8 @@ function loadConfig() {
     w7Webhooks: intFromEnv('BENCH_W7_WEBHOOKS', 8, 1),
     w7bRates: listFromEnv('BENCH_W7B_RATES', '2000,4000,6000,8000', 1),
     w7Instances: listFromEnv('BENCH_W7_INSTANCES', '1,2', 1),
+    // BENCH_BATCHES=0: no W6b or W7b (a build from before POST /events/batch, for comparison)
+    batches: process.env.BENCH_BATCHES !== '0',
   };
 }
 
@@ -327,7 +330,9 @@ async function endToEndRuns(config, secretKey, dns, receiver) {
   for (const instances of config.w7Instances) {
     const suffix = instances === 1 ? '' : `x${instances}`;
     runs.push(await w7(config, secretKey, dns, receiver, { name: `W7${suffix}`, instances }));
-    runs.push(await w7(config, secretKey, dns, receiver, { name: `W7b${suffix}`, instances, batch: BATCH, rates: config.w7bRates }));
+    if (config.batches) {
+      runs.push(await w7(config, secretKey, dns, receiver, { name: `W7b${suffix}`, instances, batch: BATCH, rates: config.w7bRates }));
+    }
   }
   return runs;
 }
@@ -399,7 +404,7 @@ async function main() {
   const w6Result = process.env.BENCH_SKIP_W6
     ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN, cost: undefined }
     : await w6(config, secretKey, dns, receiver);
-  const w6bResult = process.env.BENCH_SKIP_W6 ? undefined : await w6b(config, secretKey, dns, receiver);
+  const w6bResult = process.env.BENCH_SKIP_W6 || !config.batches ? undefined : await w6b(config, secretKey, dns, receiver);
   const runs = await endToEndRuns(config, secretKey, dns, receiver);
   const w7Results = runs.find((run) => run.name === 'W7') ?? runs[0];
   const ceilingResult = await ceiling(config, receiver);

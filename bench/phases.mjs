@@ -28,7 +28,8 @@
 //
 // Environment (defaults in brackets): BENCH_DATABASE_URL, BENCH_PORT [3000], BENCH_PHASE_EVENTS
 // [10000], BENCH_PHASE_RATE [500], BENCH_W7_WEBHOOKS [8], BENCH_PHASE_PROFILE_DIR [a temporary
-// directory, removed; set it to keep the .cpuprofile].
+// directory, removed; set it to keep the .cpuprofile], BENCH_BATCHES [1] (0: no batches, for a build from
+// before POST /events/batch).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -66,6 +67,7 @@ function loadConfig() {
     rate: intFromEnv('BENCH_PHASE_RATE', 500, 1),
     webhooks: intFromEnv('BENCH_W7_WEBHOOKS', 8, 1),
     profileDir: process.env.BENCH_PHASE_PROFILE_DIR,
+    batches: process.env.BENCH_BATCHES !== '0',
   };
 }
 
@@ -228,7 +230,7 @@ async function main() {
     const ingesting = { ...service, servers: [ingestOnly] };
     // Warm-up (JIT, pools), thrown away: it is delivered with the rest, and counted out below.
     await send(ingesting, config.rate, Math.min(config.events, 2 * config.rate), false);
-    await send(ingesting, config.rate, Math.min(config.events, 2 * config.rate), true);
+    if (config.batches) await send(ingesting, config.rate, Math.min(config.events, 2 * config.rate), true);
     const accepted = new Map();
     const ingest = (batch) => ({
       run: async () => {
@@ -238,7 +240,9 @@ async function main() {
       },
     });
     rows.push(await window(config, ingesting, receiver, `ingest, single events (dispatch off)`, (n) => n, ingest(false)));
-    rows.push(await window(config, ingesting, receiver, `ingest, batches of ${BATCH} (dispatch off)`, (n) => n, ingest(true)));
+    if (config.batches) {
+      rows.push(await window(config, ingesting, receiver, `ingest, batches of ${BATCH} (dispatch off)`, (n) => n, ingest(true)));
+    }
     await stop(ingestOnly.child);
 
     receiver.reset();
@@ -260,7 +264,7 @@ async function main() {
         },
       }),
     );
-    for (const batch of [false, true]) {
+    for (const batch of config.batches ? [false, true] : [false]) {
       receiver.reset();
       await sleep(1000);
       profiled.push(
