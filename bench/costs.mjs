@@ -211,8 +211,8 @@ export function loadAverage() {
 /**
  * Starts measuring what a window costs: MariaDB's counters (above), the round trips of the
  * service's servers to it, and the CPU of every process taking part. `offered()` stops the
- * CPU window (while the load runs: what saturates); `end(units)` reads the rest (after the work
- * has drained), with the servers' CPU over the whole window, each per unit (event). Before the
+ * CPU window (while the load runs: what saturates; `end` stops it if it still runs);
+ * `end(units)` reads the rest (after the work has drained), with the servers' CPU over the whole window, each per unit (event). Before the
  * window, a second of MariaDB's statements while the service idles (`background`).
  */
 export async function startCosts(config, service, receiver, { background = true } = {}) {
@@ -231,7 +231,10 @@ export async function startCosts(config, service, receiver, { background = true 
   const db = await dbCounters(config.mariadb, [service.database.name]);
   const statementsBefore = background ? dbDelta(idle, db).statements : undefined;
   const segments = dbSegments(serverPids, port);
-  const offered = cpuWindow(named);
+  const window = cpuWindow(named);
+  let used;
+  /** The CPU window's figures, stopped at the first call. */
+  const offered = () => (used ??= window());
   const whole = cpuWindow(Object.fromEntries(serverPids.map((pid, i) => [`server ${i + 1}`, pid])));
   return {
     offered,
@@ -242,6 +245,7 @@ export async function startCosts(config, service, receiver, { background = true 
       const serverMs = Object.values(servers.processes).reduce((sum, { ms }) => sum + ms, 0);
       return {
         units,
+        cpu: offered(),
         delta,
         perEvent: perUnit(delta, units),
         roundTripsPerEvent: roundTrips(segments, after) / units,

@@ -350,16 +350,16 @@ function reportBatches(config, w6Result, w6bResult, runs, ceilingResult) {
   out();
   if (w6bResult !== undefined) {
     out(
-      '| workload | events/s | requests/s | p50 ms | p99 ms | failures | peak RSS MB | statements per event (reads, writes, tx, other; prepared) | round trips per event | server CPU µs per event | redo / data bytes per event | load before → after |',
+      `| workload | events/s | requests/s | p50 ms | p99 ms | failures | peak RSS MB | statements per event (reads, writes, tx, other; prepared) | round trips per event | server CPU µs per event | redo / data bytes per event | CPU % of one core while measured | load before → after; MariaDB's statements/s before |`,
     );
-    out('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|');
+    out('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|');
     for (const [name, r, perRequest] of [
       ['W6 POST /events, 3 webhooks, dispatch off', w6Result, 1],
       [`W6b POST /events/batch, ${BATCH} events, 3 webhooks, dispatch off`, w6bResult, BATCH],
     ]) {
       const events = r.eventsPerSecond ?? r.rps;
       out(
-        `| ${name} | ${f(events, 0)} | ${f(events / perRequest, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.failures} | ${f(mb(r.peakRssKb), 1)} | ${statementsText(r.cost.perEvent)} | ${f(r.cost.roundTripsPerEvent, 2)} | ${f(r.cost.serverUsPerEvent, 0)} | ${bytes(r.cost)} | ${r.cost.loadBefore} → ${r.cost.loadAfter}; ${r.cost.background} statements/s before |`,
+        `| ${name} | ${f(events, 0)} | ${f(events / perRequest, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.failures} | ${f(mb(r.peakRssKb), 1)} | ${statementsText(r.cost.perEvent)} | ${f(r.cost.roundTripsPerEvent, 2)} | ${f(r.cost.serverUsPerEvent, 0)} | ${bytes(r.cost)} | ${cpuText(r.cost.cpu)} | ${r.cost.loadBefore} → ${r.cost.loadAfter}; ${r.cost.background} statements/s before |`,
       );
     }
     out();

@@ -21,8 +21,9 @@
 // are the database client's (our database layer and mysql2 after the pool's asynchronous acquire
 // of a connection, and mysql2 reading answers in its socket's callbacks: the caller is not on the
 // stack), the garbage collector's, or the rest (timers, Node's internals). The database client's
-// samples are shared out by the commands each phase sent to MariaDB, which bench/sql-census.cjs
-// (preloaded into both servers) counts from the wire with the statements in them, by phase. The
+// samples are shared out by the bytes each phase sent to MariaDB and read back, which
+// bench/sql-census.cjs (preloaded into both servers) counts from the wire by phase, with the
+// commands and the statements in them. The
 // shares of the busy samples are scaled to the server's CPU from /proc (which also counts its
 // other threads); the census's own work (a few regular expressions per command) is in it.
 //
@@ -88,11 +89,9 @@ async function window(config, service, receiver, name, units, work) {
   const censusAfter = await census(server);
   const byPhase = Object.fromEntries(
     Object.keys(censusAfter).map((phase) => {
-      const before = censusBefore[phase] ?? { commands: 0, statements: 0 };
-      return [
-        phase,
-        { commands: censusAfter[phase].commands - before.commands, statements: censusAfter[phase].statements - before.statements },
-      ];
+      const before = censusBefore[phase] ?? {};
+      const after = censusAfter[phase];
+      return [phase, Object.fromEntries(Object.keys(after).map((key) => [key, after[key] - (before[key] ?? 0)]))];
     }),
   );
   log(
@@ -288,17 +287,16 @@ async function main() {
   report(config, rows);
 }
 
-/** CPU µs per event of each of STATEMENT_PHASES: the profile's own samples, the database client's by commands, GC and the rest pro rata. */
+/** CPU µs per event of each of STATEMENT_PHASES: the profile's own samples, the database client's by bytes on the wire, GC and the rest pro rata. */
 function spread(cost, census, samples) {
   if (samples === undefined) return STATEMENT_PHASES.map((phase) => (phase === 'ingest' ? cost.serverUsPerEvent : 0));
   const busy = Object.values(samples).reduce((sum, n) => sum + n, 0);
-  const commands = STATEMENT_PHASES.map((phase) => census[phase]?.commands ?? 0);
-  const allCommands = commands.reduce((sum, n) => sum + n, 0);
-  const own = STATEMENT_PHASES.map(
-    (phase, i) => samples[phase] + (allCommands > 0 ? (samples['database client'] * commands[i]) / allCommands : 0),
-  );
+  // mysql2's work is formatting what it sends and parsing what it reads: shared by bytes on the wire.
+  const bytes = STATEMENT_PHASES.map((phase) => (census[phase]?.sent ?? 0) + (census[phase]?.received ?? 0));
+  const allBytes = bytes.reduce((sum, n) => sum + n, 0);
+  const own = STATEMENT_PHASES.map((phase, i) => samples[phase] + (allBytes > 0 ? (samples['database client'] * bytes[i]) / allBytes : 0));
   const owned = own.reduce((sum, n) => sum + n, 0);
-  const shared = samples.gc + samples.other + (allCommands > 0 ? 0 : samples['database client']);
+  const shared = samples.gc + samples.other + (allBytes > 0 ? 0 : samples['database client']);
   return own.map((n) => (busy > 0 && owned > 0 ? (cost.serverUsPerEvent * (n + (shared * n) / owned)) / busy : NaN));
 }
 
@@ -341,7 +339,7 @@ function report(config, rows) {
   }
   out();
   out(
-    "µs with the shared work spread: the database client's samples shared by the commands each phase sent, the garbage collector's and the rest pro rata of the phases' own; for the ingest-only server (not profiled), all of it is ingest.",
+    "µs with the shared work spread: the database client's samples shared by the bytes each phase sent and read, the garbage collector's and the rest pro rata of the phases' own; for the ingest-only server (not profiled), all of it is ingest.",
   );
   const others = Math.max(...rows.map(({ cost }) => cost.delta.others));
   if (others > 0) out(`Other clients were connected to the MariaDB server (up to ${others}): the statement counts include their work.`);

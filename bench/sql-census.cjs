@@ -6,7 +6,8 @@
 // COM_STMT_EXECUTE names (its id, read from the answer to the prepare) say which phase. A
 // transaction's own START TRANSACTION and COMMIT sent alone count in the phase of the statements
 // between them. On SIGUSR2 (and at exit) it writes the counts so far to BENCH_SQL_CENSUS_FILE as
-// JSON: {phase: {commands, statements}} and the texts it could not place (their start, counted).
+// JSON: {phase: {commands, statements, sent, received}} (bytes: the commands, and the answers that
+// followed them) and the texts it could not place (their start, counted).
 'use strict';
 const net = require('node:net');
 const { writeFileSync } = require('node:fs');
@@ -57,6 +58,9 @@ function stateOf(socket) {
     sockets.set(socket, state);
     // Ahead of mysql2's own listener: a PREPARE it writes while reading an answer is answered in a later chunk.
     socket.prependListener('data', (chunk) => {
+      // Answers come in the order of the commands: this one is the last command's.
+      const c = counts[state.lastPhase];
+      if (c !== undefined) c.received += chunk.length;
       // The answer to a prepare is its first packet: 0x00, then the statement's id.
       if (state.preparing === undefined || chunk.length < 9) return;
       if (chunk[4] === 0x00) state.statements.set(chunk.readUInt32LE(5), state.preparing);
@@ -67,8 +71,9 @@ function stateOf(socket) {
 }
 
 /** A command of `phase` carrying `statements` (a PREPARE none), with the START TRANSACTIONs sent alone before it. */
-function place(state, phase, statements) {
-  const c = (counts[phase] ??= { commands: 0, statements: 0 });
+function place(state, phase, statements, bytes) {
+  const c = (counts[phase] ??= { commands: 0, statements: 0, sent: 0, received: 0 });
+  c.sent += bytes;
   c.commands += 1 + state.begins;
   c.statements += statements + state.begins;
   state.begins = 0;
@@ -82,13 +87,13 @@ function census(socket, chunk) {
     const sql = chunk.toString('utf8', 5);
     const parts = sql.split(/;\n/).filter((part) => part.trim() !== '');
     if (parts.length === 1 && BEGIN.test(sql)) state.begins++;
-    else if (parts.length === 1 && END.test(sql)) place(state, state.lastPhase, 1);
+    else if (parts.length === 1 && END.test(sql)) place(state, state.lastPhase, 1, chunk.length);
     // A script (ingest's group commit) is placed by its first statement after START TRANSACTION.
-    else place(state, phaseOf(parts.find((part) => !BEGIN.test(part) && !END.test(part)) ?? sql), parts.length);
+    else place(state, phaseOf(parts.find((part) => !BEGIN.test(part) && !END.test(part)) ?? sql), parts.length, chunk.length);
   } else if (command === COM_STMT_PREPARE) {
     const sql = chunk.toString('utf8', 5);
     state.preparing = sql;
-    place(state, phaseOf(sql), 0);
+    place(state, phaseOf(sql), 0, chunk.length);
   } else if (command === COM_STMT_EXECUTE) {
     const id = chunk.readUInt32LE(5);
     const sql = state.statements.get(id);
@@ -98,6 +103,7 @@ function census(socket, chunk) {
         ? phaseOf(`(execute of statement ${id}, prepared before: ${[...state.statements.keys()].join(',')})`)
         : phaseOf(sql),
       1,
+      chunk.length,
     );
   }
 }
