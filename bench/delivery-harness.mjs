@@ -55,6 +55,8 @@ export async function startReceiver() {
     });
   return {
     proxyUrl,
+    /** The receiver's (and its proxy's) process, for CPU readings. */
+    pid: child.pid,
     arrivals: async () => new Map((await ask('arrivals')).arrivals),
     /** {distinct, lastAt}: (webhook-id, path) pairs arrived, for events that go to many webhooks. */
     distinct: () => ask('distinct'),
@@ -68,9 +70,10 @@ export async function startReceiver() {
 /**
  * A fresh database with one organization per entry of `organizations` (each `{name: url}` of
  * webhooks), an owner's session, a platform key, and `instances` servers on it (ports
- * config.port, config.port + 1, …) delivering through the receiver's proxy.
+ * config.port, config.port + 1, …) delivering through the receiver's proxy; `serverOptions` as
+ * startServer's.
  */
-export async function startService(config, secretKey, dns, receiver, { organizations, instances = 1, env = {} }) {
+export async function startService(config, secretKey, dns, receiver, { organizations, instances = 1, env = {}, serverOptions = {} }) {
   const database = await createDatabase(config.mariadb);
   const cliEnv = serviceEnv(secretKey, database.url);
   const { id: user } = await cli(cliEnv, 'user', 'create', '--email', 'owner@acme.test');
@@ -83,10 +86,12 @@ export async function startService(config, secretKey, dns, receiver, { organizat
   }
   const { token: key } = await cli(cliEnv, 'platform-key', 'create', '--name', 'bench');
   const servers = [];
-  for (let i = 0; i < instances; i++) {
+  const apis = [];
+  /** The next server (port config.port + how many were started before), `extra` over `env`. */
+  const launch = async (extra = {}, options = serverOptions) => {
     const server = startServer(
       serviceEnv(secretKey, database.url, {
-        PORT: String(config.port + i),
+        PORT: String(config.port + servers.length),
         HOST: '127.0.0.1',
         DNS_SERVERS: dns,
         LOG_LEVEL: 'warn',
@@ -94,12 +99,16 @@ export async function startService(config, secretKey, dns, receiver, { organizat
         DELIVERY_CA_FILE: CA_FILE,
         ...UNLIMITED,
         ...env,
+        ...extra,
       }),
+      options,
     );
     await waitForHealth(server);
     servers.push(server);
-  }
-  const apis = servers.map((server) => `http://127.0.0.1:${server.port}${API_PREFIX}`);
+    apis.push(`http://127.0.0.1:${server.port}${API_PREFIX}`);
+    return server;
+  };
+  for (let i = 0; i < instances; i++) await launch();
   for (const org of orgs) {
     // A webhook is its URL, or the body of its create (its URL and more: `ordered`, a rate limit…).
     for (const [name, webhook] of Object.entries(org.webhooks)) {
@@ -126,6 +135,8 @@ export async function startService(config, secretKey, dns, receiver, { organizat
         await connection.end();
       }
     },
+    /** One more server on the same database (bench/phases.mjs), with `extra` over the first ones' environment; `options` as startServer's. */
+    startAnother: launch,
     stop: async () => {
       for (const server of servers) await stop(server.child);
       await database.drop();
@@ -172,6 +183,61 @@ export async function offer(service, orgs, rate, seconds) {
     for (; sent < due; sent++) {
       if (inFlight >= 512) behind++;
       pending.push(post(sent));
+    }
+    await sleep(2);
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return { accepted, failures, behind, offeredSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * offer() with the events in batches of `batch` (POST /events/batch): the same events (to the
+ * organizations in turn) at the same rate, a request carrying the next `batch` of them, posted to
+ * the instances in turn. The 202 time of each event accepted.
+ */
+export async function offerBatches(service, rate, seconds, batch) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const orgs = service.orgs;
+  const accepted = new Map();
+  let failures = 0;
+  let inFlight = 0;
+  let behind = 0;
+  const started = performance.now();
+  const total = Math.round(rate * seconds);
+  const post = (first, count, n) =>
+    new Promise((resolve) => {
+      inFlight++;
+      const api = service.apis[n % service.apis.length];
+      const events = Array.from({ length: count }, (_, i) => ({
+        type: 'transaction.created',
+        organization: orgs[(first + i) % orgs.length].id,
+        data: { amount: first + i, currency: 'EUR' },
+      }));
+      const req = http.request(`${api}/events/batch`, { method: 'POST', agent, headers: service.headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          inFlight--;
+          if (res.statusCode === 202) {
+            const at = now();
+            for (const { id } of JSON.parse(text).events) accepted.set(id, at);
+          } else failures += count;
+          resolve();
+        });
+      });
+      req.on('error', () => (inFlight--, (failures += count), resolve()));
+      req.end(JSON.stringify({ events }));
+    });
+  const pending = [];
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+    while (sent < total && due - sent >= Math.min(batch, total - sent)) {
+      const count = Math.min(batch, total - sent);
+      if (inFlight >= 64) behind++;
+      pending.push(post(sent, count, pending.length));
+      sent += count;
     }
     await sleep(2);
   }

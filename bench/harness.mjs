@@ -246,12 +246,13 @@ export const NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'u
  * Starts `node dist/main.js` as production does; `startedAt` is taken just before the spawn. stdout (the request
  * log) goes to `logFile` or nowhere; the tail of stderr is kept for error messages.
  */
-export function startServer(env, { cwd = ROOT, logFile } = {}) {
+export function startServer(env, { cwd = ROOT, logFile, profileDir = process.env.BENCH_PROFILE_DIR, nodeArgs = [] } = {}) {
   const stdout = logFile === undefined ? 'ignore' : openSync(logFile, 'w');
   const startedAt = performance.now();
-  // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it exits (Chrome DevTools opens it).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawnTracked(process.execPath, [...NODE_FLAGS, ...profile, join(DIST, 'main.js')], {
+  // BENCH_PROFILE_DIR (or `profileDir`): the server writes a V8 CPU profile there when it exits (Chrome DevTools opens it);
+  // `nodeArgs`: more of Node's options (bench/phases.mjs: --require bench/sql-census.cjs).
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawnTracked(process.execPath, [...NODE_FLAGS, ...profile, ...nodeArgs, join(DIST, 'main.js')], {
     env,
     cwd,
     stdio: ['ignore', stdout, 'pipe'],
