@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { rejectionOf, thrownBy } from '../../test/support/unit/domain-errors';
 import type { RequestParts } from '../common/validation/request-input';
@@ -10,6 +11,8 @@ import {
   WebhookNamePipe,
 } from './webhook-validation.pipes';
 import type { UrlResolution } from '../url-safety/url-resolution';
+import { validateParameters } from '../common/validation/validate-input';
+import { WebhookPathDto } from './dto/webhook-path.dto';
 
 const U = 'https://hooks.example.com/in';
 const NAME_RULE = 'name: must match ^[a-z0-9-]{1,64}$';
@@ -51,6 +54,33 @@ describe('WebhookNamePipe', () => {
     ['a slash', 'a/b'],
   ])('refuses %s with 400 invalid name', (_, name) => {
     expect(thrownBy(() => new WebhookNamePipe().transform(request(undefined, name)))).toEqual(invalidName(NAME_RULE));
+  });
+
+  it('answers every name as WebhookPathDto does (its shortcut for names on the pattern included)', () => {
+    /** The name returned, or the DomainError thrown (as the API would answer it). */
+    const outcome = (run: () => string) => {
+      try {
+        return { name: run() };
+      } catch {
+        return { thrown: thrownBy(run) };
+      }
+    };
+    const byPipe = (params: Record<string, unknown>) =>
+      new WebhookNamePipe().transform({ params, query: {}, body: undefined, headers: {} });
+    const byDto = (params: Record<string, unknown>) => validateParameters(WebhookPathDto, params).name;
+    // Names on the pattern, near misses (a character or a length off), anything, and what is no string.
+    const names = fc.oneof(
+      fc.stringMatching(/^[a-z0-9-]{1,64}$/),
+      fc.stringMatching(/^[a-zA-Z0-9_. \n-]{0,66}$/),
+      fc.string({ maxLength: 70 }),
+      fc.constantFrom(undefined, null, 7, ['a']),
+    );
+    fc.assert(
+      fc.property(names, (name) => {
+        const params = name === undefined ? {} : { name };
+        expect(outcome(() => byPipe(params))).toEqual(outcome(() => byDto(params)));
+      }),
+    );
   });
 });
 
