@@ -85,11 +85,24 @@ async function exitOf(server: Server, timeoutMs = 20_000): Promise<{ code: numbe
 
 /** Whether a new TCP connection to the port is accepted right now. */
 function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
+  return within(
+    new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    }),
+    5_000,
+    `a connection to port ${port}`,
+  );
+}
+
+/** `promise`, or a failure naming `what` after `ms`: a wait that hangs says which one it is. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms);
   });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 describe('invalid configuration', () => {
@@ -522,8 +535,10 @@ describeEachDatabase('SIGTERM', (kind) => {
     await expect.poll(async () => inFlight.settled() || !(await accepts(port)), { timeout: 10_000, interval: 20 }).toBe(true);
     expect(inFlight.settled()).toBe(false);
     expect(await accepts(port)).toBe(false);
-    expect((await inFlight.answer).status).toBe(503);
-  });
+    // The lookup times out after 4 s and the answer follows it. Each wait of this test has a bound
+    // of its own, which together exceed the default 30 s: a hang names its step (seen once in CI).
+    expect((await within(inFlight.answer, 10_000, 'the answer to the request in flight')).status).toBe(503);
+  }, 45_000);
 
   it('serves no further request on the kept-alive connection of the request in flight', async () => {
     const server = await servers.start(env, cwd);
