@@ -36,14 +36,11 @@ import {
   parseServerUrl,
   procStatusKb,
   request,
-  requireDist,
-  requirePortFree,
   runBench,
   sampleRss,
   secondsFromEnv,
-  startDns,
 } from './harness.mjs';
-import { RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
+import { prepareBench, RECEIVER_HOST, sleep, startService } from './delivery-harness.mjs';
 
 /** docs/api.md 10.1: POST /api/events takes at most 256 KiB. */
 const BODY_LIMIT = 256 * 1024;
@@ -149,11 +146,7 @@ async function burst(config, secretKey, dns, receiver, count) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   const results = [];
   for (const count of config.events) results.push(await burst(config, secretKey, dns, receiver, count));
 

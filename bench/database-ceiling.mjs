@@ -33,21 +33,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { cpuText, cpuWindow, dbCounters, dbDelta, loadAverage, mariadbPids } from './costs.mjs';
-import { RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
-import {
-  BenchError,
-  fixed,
-  intFromEnv,
-  log,
-  out,
-  parseServerUrl,
-  requireDist,
-  requirePortFree,
-  ROOT,
-  runBench,
-  startDns,
-  stop,
-} from './harness.mjs';
+import { prepareBench, RECEIVER_HOST, sleep, startService } from './delivery-harness.mjs';
+import { BenchError, fixed, intFromEnv, log, out, parseServerUrl, ROOT, runBench, stop } from './harness.mjs';
 
 const SQL_DIR = join(ROOT, 'src', 'delivery', '__sql__');
 
@@ -301,11 +288,7 @@ async function measure(config, service, group, clients, tokenHash) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   // The schema and W7's organizations and webhooks, made by the service itself; then the server goes.
   const organizations = Array.from({ length: config.webhooks }, (_, i) => ({ [`c-${i}`]: `https://${RECEIVER_HOST}/c-${i}` }));
   const service = await startService(config, secretKey, dns, receiver, { organizations, env: { DELIVERY_CONCURRENCY: '0' } });

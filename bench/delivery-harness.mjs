@@ -4,6 +4,7 @@
 // generator that offers events at a fixed rate and records when each was accepted, and the
 // MariaDB server's count of prepared statements (docs/api.md 9: at most 256 per instance).
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,8 +16,11 @@ import {
   cli,
   createDatabase,
   expectStatus,
+  requireDist,
+  requirePortFree,
   ROOT,
   serviceEnv,
+  startDns,
   startServer,
   stop,
   waitForHealth,
@@ -35,6 +39,17 @@ export const now = () => performance.timeOrigin + performance.now();
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const percentile = (sorted, p) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/**
+ * What every delivery benchmark starts with: dist/ built, its `ports` ports free from
+ * `config.port` on, a new secret key, the bench's DNS server (`dnsServer`: startDns, or
+ * startControlledDns where a benchmark stalls names) and the receiver behind its proxy.
+ */
+export async function prepareBench(config, { ports = 1, dnsServer = startDns } = {}) {
+  requireDist();
+  for (let i = 0; i < ports; i++) await requirePortFree(config.port + i);
+  return { secretKey: randomBytes(32).toString('base64'), dns: await dnsServer(), receiver: await startReceiver() };
+}
 
 /** bench/receiver.mjs as a child: its proxy URL, and a way to ask it what arrived and what its bad receivers saw. */
 export async function startReceiver() {

@@ -52,12 +52,9 @@ import {
   mb,
   out,
   parseServerUrl,
-  requireDist,
-  requirePortFree,
   runBench,
   sampleRss,
   secondsFromEnv,
-  startDns,
 } from './harness.mjs';
 import { cpuText, loadAverage, startCosts, statementsText } from './costs.mjs';
 import {
@@ -68,11 +65,11 @@ import {
   offer,
   offerBatches,
   percentile,
+  prepareBench,
   preparedStatements,
   preparedStatementsLine,
   RECEIVER_HOST,
   sleep,
-  startReceiver,
   startService,
 } from './delivery-harness.mjs';
 
@@ -473,11 +470,7 @@ function reportBatches(config, w6Result, w6bResult, runs, ceilingResult) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   const w6Result = process.env.BENCH_SKIP_W6
     ? { rps: NaN, p50: NaN, p99: NaN, failures: 0, peakRssKb: NaN, cost: undefined }
     : await w6(config, secretKey, dns, receiver);

@@ -37,32 +37,19 @@
 // BENCH_ISOLATION_RATE [50] (events per second to B, and to A in W8, W9 and refused),
 // BENCH_ISOLATION_STALL_RATE [10], BENCH_ISOLATION_BACKLOG_RATE [400] (per instance),
 // BENCH_ISOLATION_INSTANCES [1,2] (the groups to run; 0: none), BENCH_ISOLATION_SMALL_CONCURRENCY [8; 0: not run].
-import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
-import {
-  fixed,
-  intFromEnv,
-  log,
-  machineTicks,
-  out,
-  parseServerUrl,
-  requireDist,
-  requirePortFree,
-  runBench,
-  secondsFromEnv,
-  startControlledDns,
-} from './harness.mjs';
+import { fixed, intFromEnv, log, machineTicks, out, parseServerUrl, runBench, secondsFromEnv, startControlledDns } from './harness.mjs';
 import {
   arrivalsOf,
   latencies,
   now,
   offer,
   percentile,
+  prepareBench,
   preparedStatements,
   preparedStatementsLine,
   RECEIVER_HOST,
   sleep,
-  startReceiver,
   startService,
 } from './delivery-harness.mjs';
 
@@ -247,11 +234,10 @@ function report(config, results) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  for (let i = 0; i < Math.max(1, ...config.instances); i++) await requirePortFree(config.port + i);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startControlledDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config, {
+    ports: Math.max(1, ...config.instances),
+    dnsServer: startControlledDns,
+  });
   const results = [];
   for (const instances of config.instances) results.push(await runWith(config, secretKey, dns, receiver, instances));
   if (config.smallConcurrency > 0) {

@@ -15,22 +15,9 @@
 // its backlog). Environment (defaults in brackets): BENCH_DATABASE_URL
 // [mysql://root@127.0.0.1:3306], BENCH_PORT [3000], BENCH_W15_SECONDS [15], BENCH_W15_DELAY_MS
 // [10], BENCH_W15_RATE [150], BENCH_W15_B_RATE [50], BENCH_WARMUP [3].
-import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
-import {
-  fixed,
-  intFromEnv,
-  log,
-  machineTicks,
-  out,
-  parseServerUrl,
-  requireDist,
-  requirePortFree,
-  runBench,
-  secondsFromEnv,
-  startDns,
-} from './harness.mjs';
-import { arrivalsOf, latencies, now, offer, percentile, RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
+import { fixed, intFromEnv, log, machineTicks, out, parseServerUrl, runBench, secondsFromEnv } from './harness.mjs';
+import { arrivalsOf, latencies, now, offer, percentile, prepareBench, RECEIVER_HOST, sleep, startService } from './delivery-harness.mjs';
 
 function loadConfig() {
   return {
@@ -57,11 +44,7 @@ function inversions(accepted, arrivals) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   const organizations = [
     { warm: `https://${RECEIVER_HOST}/w15-warm` },
     { ordered: { url: `https://${RECEIVER_HOST}/delay/${config.delayMs}/w15-a`, ordered: true } },

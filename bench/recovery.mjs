@@ -15,22 +15,8 @@
 // Environment (defaults in brackets): BENCH_DATABASE_URL [mysql://root@127.0.0.1:3306],
 // BENCH_PORT [3000], BENCH_ISOLATION_SECONDS [20], BENCH_ISOLATION_RATE [50],
 // BENCH_RECOVERY_DELIVERIES [100000].
-import { randomBytes } from 'node:crypto';
-import {
-  BenchError,
-  fixed,
-  intFromEnv,
-  log,
-  out,
-  parseServerUrl,
-  request,
-  requireDist,
-  requirePortFree,
-  runBench,
-  secondsFromEnv,
-  startDns,
-} from './harness.mjs';
-import { arrivalsOf, latencies, now, offer, percentile, RECEIVER_HOST, sleep, startReceiver, startService } from './delivery-harness.mjs';
+import { BenchError, fixed, intFromEnv, log, out, parseServerUrl, request, runBench, secondsFromEnv } from './harness.mjs';
+import { arrivalsOf, latencies, now, offer, percentile, prepareBench, RECEIVER_HOST, sleep, startService } from './delivery-harness.mjs';
 
 function loadConfig() {
   return {
@@ -119,11 +105,7 @@ function report([alone, w13]) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   const service = await startService(config, secretKey, dns, receiver, { organizations: ORGANIZATIONS });
   try {
     const [b, a] = service.orgs;

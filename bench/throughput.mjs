@@ -24,7 +24,6 @@
 // BENCH_PORT [3000], BENCH_W10_SECONDS [20], BENCH_W10_DELAY_MS [250], BENCH_W10_RATE [100]
 // (events/s to the one webhook of W10a), BENCH_W10_WEBHOOKS [20] and BENCH_W10_RATE_EACH [25]
 // (W10b), BENCH_WARMUP [3] (seconds).
-import { randomBytes } from 'node:crypto';
 import {
   cpuTicks,
   fixed,
@@ -33,12 +32,9 @@ import {
   mb,
   out,
   parseServerUrl,
-  requireDist,
-  requirePortFree,
   runBench,
   sampleRss,
   secondsFromEnv,
-  startDns,
   TICKS_PER_SECOND,
 } from './harness.mjs';
 import {
@@ -47,11 +43,11 @@ import {
   now,
   offer,
   percentile,
+  prepareBench,
   preparedStatements,
   preparedStatementsLine,
   RECEIVER_HOST,
   sleep,
-  startReceiver,
   startService,
 } from './delivery-harness.mjs';
 
@@ -106,11 +102,7 @@ async function measure(config, service, receiver, name, orgs, rate) {
 
 async function main() {
   const config = loadConfig();
-  requireDist();
-  await requirePortFree(config.port);
-  const secretKey = randomBytes(32).toString('base64');
-  const dns = await startDns();
-  const receiver = await startReceiver();
+  const { secretKey, dns, receiver } = await prepareBench(config);
   const delayed = (name) => `https://${RECEIVER_HOST}/delay/${config.delayMs}/${name}`;
   const organizations = [
     { warm: `https://${RECEIVER_HOST}/w10-warm` },
