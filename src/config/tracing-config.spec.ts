@@ -27,7 +27,15 @@ describe('tracingOf (docs/api.md 10.17)', () => {
   });
 
   it('stops the start, naming the variable, for an endpoint that is not an http URL', () => {
-    expect(() => tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/^OTEL_EXPORTER_OTLP_ENDPOINT: invalid value/);
-    expect(() => tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x' })).toThrow(/^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: invalid value/);
+    expect(() => tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: must be an http or https URL$/,
+    );
+    expect(() => tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http or https URL$/,
+    );
+  });
+
+  it('never echoes the endpoint it refuses, which may carry a user and token', () => {
+    expect(() => tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret@collector' })).toThrow(expect.not.stringContaining('s3cret'));
   });
 });
