@@ -47,7 +47,14 @@ const delivery = (id: number, now: number, leaseMs = 60_000): ClaimedDelivery =>
 
 /** A dispatcher whose queue finds webhook 7 due and lets one claim take `claimed(now)`; each fake may be replaced. */
 function dispatcherWith(
-  fakes: { queue?: object; transitions?: object; runner?: object; metrics?: object; claimed?: (now: number) => ClaimedDelivery[] } = {},
+  fakes: {
+    queue?: object;
+    transitions?: object;
+    runner?: object;
+    metrics?: object;
+    tracing?: Tracing;
+    claimed?: (now: number) => ClaimedDelivery[];
+  } = {},
 ) {
   let claims = 0;
   const queue = {
@@ -107,7 +114,7 @@ function dispatcherWith(
     { disable: vi.fn() } as unknown as WebhookDisablingService,
     { connect: () => undefined } as unknown as DispatchSignal,
     { attemptMade: () => undefined, ...fakes.metrics } as unknown as Metrics,
-    new Tracing({ tracing: { exportUrl: undefined, serviceName: 'test' } } as AppConfig),
+    fakes.tracing ?? new Tracing({ tracing: { exportUrl: undefined, serviceName: 'test' } } as AppConfig),
     config as unknown as AppConfig,
     logger as unknown as Logger,
   );
@@ -183,6 +190,14 @@ describe('DeliveryDispatcher', () => {
     const { transitions } = start({ runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
     await vi.waitFor(() => expect(transitions.release).toHaveBeenCalledWith([11], expect.any(String), expect.any(Number)));
     expect(transitions.record).not.toHaveBeenCalled();
+  });
+
+  it("ends an attempt's span as failed when the attempt fails unexpectedly, so the export still shows it", async () => {
+    const end = vi.fn();
+    const tracing = { exporting: true, start: () => ({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), end }) } as unknown as Tracing;
+    start({ tracing, runner: { run: vi.fn().mockRejectedValue(new TypeError('not a function')) } });
+    await vi.waitFor(() => expect(end).toHaveBeenCalledWith(undefined, true));
+    expect(end).toHaveBeenCalledTimes(1);
   });
 
   it('keeps a sent delivery claimed when an error of ours follows the sending, rather than send it again at once', async () => {
