@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import * as crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { derivedTrace, newSpanId, newTraceId, parseTraceparent, parseTracestate, producerTraceOf, traceparentOf } from './trace-context';
+
+// randomBytes as Node's, unless a test makes it answer zeros first.
+vi.mock('node:crypto', async (original) => {
+  const actual = await original<typeof import('node:crypto')>();
+  return { ...actual, randomBytes: vi.fn(actual.randomBytes) };
+});
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -66,9 +73,17 @@ describe('producerTraceOf (docs/api.md 10.17)', () => {
 });
 
 describe('ids and the attempt header', () => {
-  it('makes ids of the right length, never all zero', () => {
+  it('makes ids of the right length', () => {
     expect(newTraceId()).toMatch(/^[0-9a-f]{32}$/);
     expect(newSpanId()).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('never makes an all-zero id (W3C: invalid), drawing again instead', () => {
+    const randomBytes = vi.mocked(crypto.randomBytes) as unknown as { mockReturnValueOnce(value: Buffer): unknown };
+    randomBytes.mockReturnValueOnce(Buffer.alloc(16));
+    expect(newTraceId()).not.toBe('0'.repeat(32));
+    randomBytes.mockReturnValueOnce(Buffer.alloc(8));
+    expect(newSpanId()).not.toBe('0'.repeat(16));
   });
 
   it("writes an attempt's traceparent: the event's trace, the attempt's span, sampled, and it reads back", () => {

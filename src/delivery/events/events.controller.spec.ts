@@ -130,5 +130,18 @@ describe('EventsController', () => {
       expect(await sendBatch(body)).toEqual({ status: 202, body: answer });
       expect(ingest.acceptBatch).toHaveBeenCalledWith(body.events, {});
     });
+
+    it("hands ingest the producer's trace context for the whole batch (docs/api.md 10.17), and nothing of a malformed one", async () => {
+      ingest.acceptBatch.mockResolvedValue({ events: [{ id: 'evt_a', deliveries: 0 }] });
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const body = { events: [EVENT] };
+      await app.http().post('/events/batch').set({ traceparent, tracestate: 'congo=1' }).send(body);
+      expect(ingest.acceptBatch).toHaveBeenLastCalledWith(body.events, {
+        parent: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', sampled: true },
+        traceState: 'congo=1',
+      });
+      await app.http().post('/events/batch').set({ traceparent: '00-nonsense', tracestate: 'congo=1' }).send(body);
+      expect(ingest.acceptBatch).toHaveBeenLastCalledWith(body.events, {});
+    });
   });
 });
