@@ -41,8 +41,10 @@ export class AttemptRunner {
     }
   }
 
-  /** `body` undefined: the event's body could not be read or opened. */
-  /** `trace`: the attempt's trace context (docs/api.md 10.17), sent beside the signed headers. */
+  /**
+   * `body` undefined: the event's body could not be read or opened. `trace`: the attempt's trace
+   * context (docs/api.md 10.17), sent beside the signed headers.
+   */
   async run(
     delivery: ClaimedDelivery,
     target: WebhookTarget,
