@@ -1,6 +1,15 @@
 import { createHash, createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CLIENT, CLIENT_CA, EXPIRED_CLIENT, FUTURE_CLIENT, RSA_1024_CLIENT, RSA_CLIENT } from '../../test/support/client-certificates';
+import {
+  CLIENT,
+  CLIENT_CA,
+  EXPIRED_CLIENT,
+  FUTURE_CLIENT,
+  RSA_1024_CLIENT,
+  RSA_8192_KEY,
+  RSA_CLIENT,
+  RSA_LARGE_EXPONENT_KEY,
+} from '../../test/support/client-certificates';
 import { certificateProblem, certificateView, privateKeyProblem } from './client-certificate';
 
 /*
@@ -71,7 +80,14 @@ describe('privateKeyProblem', () => {
       CLIENT_CA + CLIENT.certificate,
       "does not match the certificate (the first of auth.certificate must be this key's)",
     ],
-    ['an RSA 1024 key', RSA_1024_CLIENT.privateKey, RSA_1024_CLIENT.certificate, 'an RSA key must have at least 2048 bits'],
+    ['an RSA 1024 key', RSA_1024_CLIENT.privateKey, RSA_1024_CLIENT.certificate, 'an RSA key must have 2048 to 4096 bits'],
+    ['an RSA 8192 key', RSA_8192_KEY, RSA_CLIENT.certificate, 'an RSA key must have 2048 to 4096 bits'],
+    [
+      'an RSA key whose public exponent is over 2^32',
+      RSA_LARGE_EXPONENT_KEY,
+      RSA_CLIENT.certificate,
+      'an RSA key must have a public exponent of at most 2^32 (65537 in practice)',
+    ],
     [
       'an EC P-521 key',
       ecKey('secp521r1').export({ format: 'pem', type: 'pkcs8' }),

@@ -20,7 +20,13 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
 const KEY_LABELS = new Set(['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY']);
 /** The curves docs/api.md 10.16 allows, by OpenSSL's names: P-256 and P-384. */
 const CURVES = new Set(['prime256v1', 'secp384r1']);
+/**
+ * RSA's bounds (docs/api.md 10.16): signing in the handshake costs the event loop about the cube
+ * of the modulus, times the exponent's length (RSA-15360: ~183 ms an attempt; a large exponent ~1 s).
+ */
 const MIN_RSA_BITS = 2048;
+const MAX_RSA_BITS = 4096;
+const MAX_RSA_EXPONENT = 2n ** 32n;
 
 const pemBlocks = (pem: string): { label: string; text: string }[] =>
   [...pem.matchAll(PEM_BLOCK)].map((match) => ({ label: match[1], text: match[0] }));
@@ -67,15 +73,20 @@ function privateKeyOf(pem: string): KeyObject | string {
 }
 
 /**
- * What is wrong with a `privateKey` PEM (undefined: nothing): one unencrypted key, RSA of at
- * least 2048 bits or EC on P-256 or P-384, that matches the first certificate of `certificate`
+ * What is wrong with a `privateKey` PEM (undefined: nothing): one unencrypted key, RSA of 2048
+ * to 4096 bits with an exponent of at most 2^32 or EC on P-256 or P-384, that matches the first certificate of `certificate`
  * (not checked when that one is itself wrong: its own problem names it).
  */
 export function privateKeyProblem(pem: string, certificate: unknown): string | undefined {
   const key = privateKeyOf(pem);
   if (typeof key === 'string') return key;
   const { asymmetricKeyType: type, asymmetricKeyDetails: details } = key;
-  if (type === 'rsa' && (details?.modulusLength ?? 0) < MIN_RSA_BITS) return `an RSA key must have at least ${MIN_RSA_BITS} bits`;
+  if (type === 'rsa') {
+    const bits = details?.modulusLength ?? 0;
+    if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) return `an RSA key must have ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits`;
+    if ((details?.publicExponent ?? 0n) > MAX_RSA_EXPONENT)
+      return 'an RSA key must have a public exponent of at most 2^32 (65537 in practice)';
+  }
   if (type === 'ec' && !CURVES.has(details?.namedCurve ?? '')) return 'an EC key must be on P-256 or P-384';
   if (type !== 'rsa' && type !== 'ec') return 'must be an RSA or an EC key';
   const certificates = typeof certificate === 'string' ? certificatesOf(certificate) : undefined;

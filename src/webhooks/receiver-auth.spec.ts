@@ -65,7 +65,7 @@ describe('auth on a write (docs/api.md 10.16)', () => {
     [
       'an mtls key that does not match',
       { type: 'mtls', certificate: CLIENT.certificate, privateKey: RSA_1024_CLIENT.privateKey },
-      ['auth.privateKey: an RSA key must have at least 2048 bits'],
+      ['auth.privateKey: an RSA key must have 2048 to 4096 bits'],
     ],
     ['an expired certificate', { type: 'mtls', ...EXPIRED_CLIENT }, ['auth.certificate: has expired']],
     [

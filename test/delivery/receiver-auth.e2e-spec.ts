@@ -182,7 +182,7 @@ describeEachDatabase('receiver authentication (docs/api.md 10.16)', (kind: Datab
           },
         ],
         [400, { code: 'bad request', message: ['auth.certificate: has expired'] }],
-        [400, { code: 'bad request', message: ['auth.privateKey: an RSA key must have at least 2048 bits'] }],
+        [400, { code: 'bad request', message: ['auth.privateKey: an RSA key must have 2048 to 4096 bits'] }],
       ]);
     });
   });

@@ -15,6 +15,10 @@ export const CLIENT = { certificate: pem('client.pem'), privateKey: pem('client.
 export const RSA_CLIENT = { certificate: pem('rsa.pem'), privateKey: pem('rsa.key') };
 /** RSA 1024: a key too short. */
 export const RSA_1024_CLIENT = { certificate: pem('rsa1024.pem'), privateKey: pem('rsa1024.key') };
+/** RSA 8192, no certificate: a key too long (its size is refused before any match). */
+export const RSA_8192_KEY = pem('rsa8192.key');
+/** RSA 2048 with the public exponent 2^32 + 15, no certificate: an exponent too large. */
+export const RSA_LARGE_EXPONENT_KEY = pem('rsa-large-exponent.key');
 /** CLIENT's key, certified for 2020 only. */
 export const EXPIRED_CLIENT = { certificate: pem('expired.pem'), privateKey: pem('client.key') };
 /** CLIENT's key, certified from 2100 only. */

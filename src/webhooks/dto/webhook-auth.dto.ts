@@ -55,7 +55,7 @@ export class MtlsAuthDto {
   @PemField('PEM: the client certificate, valid now, then any intermediates', 'isClientCertificate', (pem) => certificateProblem(pem))
   certificate: string;
   @PemField(
-    "PEM, unencrypted (PKCS#8, or the traditional RSA or EC form): the certificate's key, RSA of 2048 bits or more, or EC P-256 or P-384. Stored encrypted, never shown again",
+    "PEM, unencrypted (PKCS#8, or the traditional RSA or EC form): the certificate's key, RSA of 2048 to 4096 bits with a public exponent of at most 2^32, or EC P-256 or P-384. Stored encrypted, never shown again",
     'isClientKey',
     (pem, auth) => privateKeyProblem(pem, auth.certificate),
   )

@@ -5,6 +5,8 @@
 #   client.pem, client.key     EC P-256, valid for 100 years: the one a webhook presents
 #   rsa.pem, rsa.key           RSA 2048, valid for 100 years
 #   rsa1024.pem, rsa1024.key   RSA 1024, valid for 100 years: a key too short
+#   rsa8192.key                RSA 8192, no certificate: a key too long
+#   rsa-large-exponent.key     RSA 2048 with the exponent 2^32 + 15, no certificate
 #   expired.pem                client.key's, valid in 2020 only
 #   future.pem                 client.key's, valid from 2100 only
 # Run it again only to replace them: sh test/support/tls/client/make.sh
@@ -42,6 +44,8 @@ sign() { # name key-file subject start end
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out client.key
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.key 2>/dev/null
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 -out rsa1024.key 2>/dev/null
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:8192 -out rsa8192.key 2>/dev/null
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_keygen_pubexp:4294967311 -out rsa-large-exponent.key 2>/dev/null
 sign client client.key "/O=Acme/CN=webhooks.acme.test" 20260101000000Z 21251231000000Z
 sign rsa rsa.key "/CN=rsa.acme.test" 20260101000000Z 21251231000000Z
 sign rsa1024 rsa1024.key "/CN=rsa1024.acme.test" 20260101000000Z 21251231000000Z
