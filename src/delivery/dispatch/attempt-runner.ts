@@ -77,9 +77,10 @@ export class AttemptRunner {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
       return NOT_MADE;
     }
-    return this.sender.send(
-      target.url,
-      {
+    return this.sender.send({
+      organizationId: delivery.organizationId,
+      url: target.url,
+      headers: {
         ...custom,
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
@@ -91,6 +92,6 @@ export class AttemptRunner {
       },
       body,
       credentials,
-    );
+    });
   }
 }

@@ -46,7 +46,15 @@ describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
   });
 
   const post = async (client?: PinnedRequest['client']) => {
-    const answer = await http.post({ url, headers: {}, body: '{}', signal: AbortSignal.timeout(2000), readAtMost: 1024, client });
+    const answer = await http.post({
+      url,
+      headers: {},
+      body: '{}',
+      signal: AbortSignal.timeout(2000),
+      readAtMost: 1024,
+      organizationId: 1,
+      client,
+    });
     return answer.kind === 'answered' ? [answer.status, answer.body?.toString()] : answer.kind;
   };
 

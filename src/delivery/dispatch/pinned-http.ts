@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
+import { createSecureContext, SecureContext } from 'node:tls';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, buildConnector, Dispatcher, Pool, ProxyAgent } from 'undici';
@@ -9,8 +9,9 @@ import type { DeliveryConfig } from '../../config/delivery-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import { UrlResolution } from '../../url-safety/url-resolution';
 import { checkUrl, portOf } from '../../url-safety/url-rules';
+import { ConnectionPools } from './connection-pools';
 
-/** Connections kept (per vetted address, port, host name and client certificate); the oldest is closed past this. */
+/** Connection pools kept (per vetted address, port, host name and client certificate): ConnectionPools says which gives way past this. */
 const MAX_CONNECTION_POOLS = 256;
 
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
@@ -38,6 +39,8 @@ export interface PinnedRequest {
   /** The deadline of the attempt the request belongs to (DELIVERY_TIMEOUT_MS). */
   readonly signal: AbortSignal;
   readonly readAtMost: number;
+  /** The organization whose webhook the request serves: no organization holds more than its share of the kept connections. */
+  readonly organizationId: number;
   readonly client?: ClientCertificate;
 }
 
@@ -62,11 +65,11 @@ export type PinnedAnswer =
 @Injectable()
 export class PinnedHttp implements OnApplicationShutdown {
   private readonly config: DeliveryConfig;
-  /** DELIVERY_CA_FILE's CAs beside the system's (undefined: the system's only). */
-  private readonly ca: string[] | undefined;
-  /** Those CAs parsed once: a context per connection would parse ~150 certificates each time (a client certificate's pool has its own). */
+  /** DELIVERY_CA_FILE's CAs, trusted beside the system's (undefined: the system's only). */
+  private readonly extraCa: string | undefined;
+  /** The context of connections without a client certificate (undefined: Node's default, the system's CAs). */
   private readonly secureContext: SecureContext | undefined;
-  private readonly pools = new Map<string, Dispatcher>();
+  private readonly pools = new ConnectionPools<Dispatcher>(MAX_CONNECTION_POOLS);
 
   constructor(
     private readonly resolution: UrlResolution,
@@ -74,11 +77,11 @@ export class PinnedHttp implements OnApplicationShutdown {
     config: AppConfig,
   ) {
     this.config = config.delivery;
-    this.ca = this.config.caFile === undefined ? undefined : [...rootCertificates, readFileSync(this.config.caFile, 'utf8')];
-    this.secureContext = this.ca === undefined ? undefined : createSecureContext({ ca: this.ca });
+    this.extraCa = this.config.caFile === undefined ? undefined : readFileSync(this.config.caFile, 'utf8');
+    this.secureContext = this.extraCa === undefined ? undefined : this.contextWith({});
   }
 
-  async post({ url: target, headers, body, signal, readAtMost, client }: PinnedRequest): Promise<PinnedAnswer> {
+  async post({ url: target, headers, body, signal, readAtMost, organizationId, client }: PinnedRequest): Promise<PinnedAnswer> {
     const check = checkUrl(target, this.addresses.allows);
     if (!check.ok) return { kind: 'blocked address' };
     const url = new URL(check.href);
@@ -91,7 +94,7 @@ export class PinnedHttp implements OnApplicationShutdown {
     const port = Number(url.port || 443);
     const origin = `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
     try {
-      const answer = await this.poolFor(address, port, check.hostname, client).request({
+      const answer = await this.poolFor(organizationId, address, port, check.hostname, client).request({
         origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
@@ -107,17 +110,33 @@ export class PinnedHttp implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
-    this.pools.clear();
+    await Promise.all(this.pools.clear().map((pool) => pool.destroy()));
   }
 
-  private poolFor(address: string, port: number, hostname: string | undefined, client: ClientCertificate | undefined): Dispatcher {
+  /**
+   * A TLS context trusting the system's CAs and DELIVERY_CA_FILE's. Node keeps the system's
+   * parsed once for every context; given as `ca`, all ~150 would be parsed again for each (23 ms
+   * a client certificate's pool), so only the file's are added, to the context's own store.
+   */
+  private contextWith(options: { cert?: string; key?: string }): SecureContext {
+    const context = createSecureContext(options);
+    if (this.extraCa !== undefined) (context as SecureContext & { context: NativeContext }).context.addCACert(this.extraCa);
+    return context;
+  }
+
+  private poolFor(
+    organizationId: number,
+    address: string,
+    port: number,
+    hostname: string | undefined,
+    client: ClientCertificate | undefined,
+  ): Dispatcher {
     const key = `${address}|${port}|${hostname ?? ''}|${client?.identity ?? ''}`;
-    let pool = this.pools.get(key);
+    let pool = this.pools.use(key);
     if (pool === undefined) {
       // A given context wins over cert and key: a client certificate's pool has a context of its own.
       const secureContext =
-        client === undefined ? this.secureContext : createSecureContext({ ca: this.ca, cert: client.certificate, key: client.privateKey });
+        client === undefined ? this.secureContext : this.contextWith({ cert: client.certificate, key: client.privateKey });
       const tls = { servername: hostname, secureContext, timeout: this.config.timeoutMs };
       pool =
         this.config.proxyUrl === undefined
@@ -133,15 +152,18 @@ export class PinnedHttp implements OnApplicationShutdown {
                   connect: surfacingTlsAlerts((options as Pool.Options).connect as buildConnector.connector),
                 }),
             });
-      this.pools.set(key, pool);
-      if (this.pools.size > MAX_CONNECTION_POOLS) {
-        const [oldest, evicted] = this.pools.entries().next().value as [string, Dispatcher];
-        this.pools.delete(oldest);
-        void evicted.close().catch(() => undefined);
-      }
+      void this.pools
+        .add(key, organizationId, pool)
+        ?.close()
+        .catch(() => undefined);
     }
     return pool;
   }
+}
+
+/** The native half of a SecureContext, as Node's own `tls` uses it to add the `ca` option's certificates. */
+interface NativeContext {
+  addCACert(pem: string): void;
 }
 
 /**

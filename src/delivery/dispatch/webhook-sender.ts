@@ -16,6 +16,16 @@ export interface ReceiverCredentials {
   readonly auth: ReceiverAuth;
 }
 
+/** One attempt's request: the organization whose webhook it is, the URL, the headers, the held body and how it authenticates. */
+export interface AttemptRequest {
+  readonly organizationId: number;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** The held one: undici writes it as it is, no copy per attempt. */
+  readonly body: Buffer;
+  readonly credentials?: ReceiverCredentials;
+}
+
 /**
  * One attempt's HTTP request (docs/api.md 10.4, 10.5): a POST through PinnedHttp (the URL rules
  * again, every address vetted, the connection pinned to one, the proxy) under one deadline, its
@@ -36,8 +46,7 @@ export class WebhookSender {
     this.timeoutMs = config.delivery.timeoutMs;
   }
 
-  /** `body` is the held one: undici writes it as it is, no copy per attempt. */
-  async send(target: string, headers: Record<string, string>, body: Buffer, credentials?: ReceiverCredentials): Promise<AttemptOutcome> {
+  async send({ organizationId, url, headers, body, credentials }: AttemptRequest): Promise<AttemptOutcome> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     const signal = AbortSignal.timeout(this.timeoutMs);
@@ -53,13 +62,13 @@ export class WebhookSender {
         // The attempt's own span is the parent its traceparent names (docs/api.md 10.17): the token request's too.
         const trace = parseTraceparent(headers.traceparent);
         const attempt = trace && { traceId: trace.traceId, spanId: trace.parentId };
-        const got = await this.tokens.tokenFor(webhookId, identity, auth, signal, attempt);
+        const got = await this.tokens.tokenFor({ organizationId, webhookId, identity }, auth, signal, attempt);
         if (!got.ok) return { kind: 'auth failed', failure: got.failure, durationMs: took() };
         sent = bearing(headers, got.token.value);
         refused = () => this.tokens.refused(webhookId, identity, got.token.value);
       }
     }
-    const answer = await this.http.post({ url: target, headers: sent, body, signal, readAtMost: MAX_ANSWER_BYTES, client });
+    const answer = await this.http.post({ url, headers: sent, body, signal, readAtMost: MAX_ANSWER_BYTES, organizationId, client });
     if (answer.kind !== 'answered') return { kind: answer.kind, durationMs: took() };
     if (answer.status === 401) refused();
     const retryAfterSeconds = retryAfterOf(answer.headers['retry-after']);

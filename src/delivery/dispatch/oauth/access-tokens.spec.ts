@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccessTokens, TokenResult } from './access-tokens';
+import { AccessTokens, MAX_HELD_BYTES, TokenResult } from './access-tokens';
 
 /** A token request answered when the test says, counted. */
 function requests() {
@@ -122,5 +122,28 @@ describe('AccessTokens (docs/api.md 10.16)', () => {
     await expect(tokens.get(1, 'a', failing)).rejects.toThrow('bug');
     await expect(tokens.get(1, 'a', failing)).rejects.toThrow('bug');
     expect(calls).toBe(2);
+  });
+
+  it('holds tokens up to MAX_HELD_BYTES, forgetting the webhooks whose token was asked for longest ago', async () => {
+    const { tokens } = setUp();
+    const longest = 'x'.repeat(4096);
+    for (let webhookId = 1; webhookId <= 2_000; webhookId++) {
+      await tokens.get(webhookId, 'a', async () => token(`${webhookId}${longest}`.slice(0, 4096), 3600));
+    }
+    expect(tokens.heldBytes).toBeLessThanOrEqual(MAX_HELD_BYTES);
+    const asked: number[] = [];
+    const counted = (webhookId: number) => () => (asked.push(webhookId), Promise.resolve(token('again', 3600)));
+    await tokens.get(2_000, 'a', counted(2_000));
+    await tokens.get(1, 'a', counted(1));
+    expect(asked).toEqual([1]);
+  });
+
+  it('counts a dropped token out of the bytes held', async () => {
+    const { tokens } = setUp();
+    const { held } = requests();
+    await held(tokens, token('x'.repeat(4096), 3600));
+    const holding = tokens.heldBytes;
+    tokens.drop(1, 'a', 'x'.repeat(4096));
+    expect(holding - tokens.heldBytes).toBe(4096);
   });
 });

@@ -4,8 +4,14 @@ import type { AccessToken } from './client-credentials';
 export const EXPIRY_MARGIN_MS = 30_000;
 /** docs/api.md 10.16: the lifetime of a token whose answer gave none. */
 export const DEFAULT_LIFETIME_SECONDS = 300;
-/** Webhooks whose token an instance holds; the one whose token was asked for longest ago is forgotten past this. */
-const MAX_WEBHOOKS = 10_000;
+/**
+ * What an instance's held tokens may take, in bytes (a token is up to 4 096 characters: at least
+ * ~900 webhooks of the longest, ~5 000 of a typical JWT); the webhook whose token was asked for
+ * longest ago is forgotten past this.
+ */
+export const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/** What an entry costs beside its identity and token: the map's slot, the objects, the promise. */
+const ENTRY_BYTES = 200;
 
 /** What a token request came to: a token, or a failure of type F (never held: the next attempt asks again). */
 export type TokenResult<F> = { readonly ok: true; readonly token: AccessToken } | { readonly ok: false; readonly failure: F };
@@ -28,6 +34,8 @@ interface Entry<F> {
  */
 export class AccessTokens<F> {
   private readonly entries = new Map<number, Entry<F>>();
+  /** What the entries take (weightOf): at most MAX_HELD_BYTES. */
+  private bytes = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -47,29 +55,61 @@ export class AccessTokens<F> {
   /** The receiver refused `token` (a 401): the next attempt asks for another, unless one already replaced it. */
   drop(webhookId: number, identity: string, token: string): void {
     const entry = this.entries.get(webhookId);
-    if (entry?.identity === identity && entry.held?.token.value === token) entry.held = undefined;
+    if (entry?.identity === identity && entry.held?.token.value === token) this.hold(entry, undefined);
+  }
+
+  /** What the held entries take now, in bytes (a test's view of the bound). */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   private async ask(webhookId: number, entry: Entry<F>, request: () => Promise<TokenResult<F>>): Promise<TokenResult<F>> {
     const askedAt = this.now();
     try {
       const result = await request();
-      if (result.ok) {
+      // A token got for settings replaced (or forgotten) meanwhile is not held: the entry is no longer the webhook's.
+      if (result.ok && this.entries.get(webhookId) === entry) {
         const lifetimeMs = (result.token.expiresInSeconds ?? DEFAULT_LIFETIME_SECONDS) * 1000;
-        entry.held = { token: result.token, reusableUntil: askedAt + lifetimeMs - EXPIRY_MARGIN_MS };
+        this.hold(entry, { token: result.token, reusableUntil: askedAt + lifetimeMs - EXPIRY_MARGIN_MS });
+        this.forgetPastBound();
       }
       return result;
     } finally {
       entry.pending = undefined;
-      // A token got for settings replaced meanwhile is not held: the entry is no longer the webhook's.
-      if (this.entries.get(webhookId) !== entry) entry.held = undefined;
     }
   }
 
   /** Kept as the webhook's entry, the most recently used last. */
   private remember(webhookId: number, entry: Entry<F>): void {
-    this.entries.delete(webhookId);
+    const replaced = this.entries.get(webhookId);
+    if (replaced !== undefined) this.forget(webhookId, replaced);
     this.entries.set(webhookId, entry);
-    if (this.entries.size > MAX_WEBHOOKS) this.entries.delete(this.entries.keys().next().value!);
+    this.bytes += weightOf(entry);
+    this.forgetPastBound();
   }
+
+  /** An entry of the map holds `held` now. */
+  private hold(entry: Entry<F>, held: Entry<F>['held']): void {
+    this.bytes -= weightOf(entry);
+    entry.held = held;
+    this.bytes += weightOf(entry);
+  }
+
+  private forget(webhookId: number, entry: Entry<F>): void {
+    this.entries.delete(webhookId);
+    this.bytes -= weightOf(entry);
+  }
+
+  /** The entries asked for longest ago forgotten until the rest fit MAX_HELD_BYTES. */
+  private forgetPastBound(): void {
+    for (const [webhookId, entry] of this.entries) {
+      if (this.bytes <= MAX_HELD_BYTES) return;
+      this.forget(webhookId, entry);
+    }
+  }
+}
+
+/** What an entry takes, in bytes: its identity, its token and the rest (strings counted as one byte a character: both are ASCII). */
+function weightOf(entry: Entry<unknown>): number {
+  return ENTRY_BYTES + entry.identity.length + (entry.held?.token.value.length ?? 0);
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
 import { SpanKind, type SpanParent, Tracing } from '../../../tracing/tracing';
 import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
 import { PinnedAnswer, PinnedHttp, RequestFailure } from '../pinned-http';
@@ -14,11 +15,20 @@ const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
  */
 export type TokenFailure = { readonly reason: RequestFailure } | { readonly reason: 'answered'; readonly status: number };
 
+/** Whose token: the organization (its share of the kept connections), the webhook and its settings' identity (see AccessTokens). */
+export interface TokenOwner {
+  readonly organizationId: number;
+  readonly webhookId: number;
+  readonly identity: string;
+}
+
 /**
  * The access tokens of an oauth2 webhook's attempts (docs/api.md 10.16): held per webhook by
  * this instance (AccessTokens: reuse, one request at a time, dropped on a 401), each asked for
  * through PinnedHttp like an attempt (the URL rules, every address vetted, the connection pinned,
- * the proxy; a redirect is an answer that fails), under the deadline of the attempt that asked.
+ * the proxy; a redirect is an answer that fails). A request has a deadline of its own
+ * (DELIVERY_TIMEOUT_MS from when it is made), since the attempts that share it may come later than
+ * the one that made it; each attempt waits no longer than its own deadline.
  * The answer is read and dropped here: neither it nor the token is ever logged or stored. Each
  * request has a span (docs/api.md 10.17) under the span of the attempt that made it: the token
  * URL's host, the status and the failure, never the path, the form, the secret or the token.
@@ -26,26 +36,23 @@ export type TokenFailure = { readonly reason: RequestFailure } | { readonly reas
 @Injectable()
 export class OAuthTokens {
   private readonly tokens = new AccessTokens<TokenFailure>();
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly http: PinnedHttp,
     private readonly tracing: Tracing,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.timeoutMs = config.delivery.timeoutMs;
+  }
 
   /**
-   * A token for an attempt of `webhookId` (its settings' `identity`: see AccessTokens), or why
-   * there is none. An attempt that waits for another's request waits no longer than its own
-   * deadline. `attempt`: the attempt's span, the parent of a request it makes.
+   * A token for an attempt of `owner`'s webhook, or why there is none, by `signal` (the attempt's
+   * deadline) at the latest. `attempt`: the attempt's span, the parent of a request it makes.
    */
-  tokenFor(
-    webhookId: number,
-    identity: string,
-    settings: OAuth2Settings,
-    signal: AbortSignal,
-    attempt?: SpanParent,
-  ): Promise<TokenResult<TokenFailure>> {
+  tokenFor(owner: TokenOwner, settings: OAuth2Settings, signal: AbortSignal, attempt?: SpanParent): Promise<TokenResult<TokenFailure>> {
     return withinDeadline(
-      this.tokens.get(webhookId, identity, () => this.request(settings, signal, attempt)),
+      this.tokens.get(owner.webhookId, owner.identity, () => this.request(owner.organizationId, settings, attempt)),
       signal,
     );
   }
@@ -56,15 +63,22 @@ export class OAuthTokens {
   }
 
   private async request(
+    organizationId: number,
     settings: OAuth2Settings,
-    signal: AbortSignal,
     attempt: SpanParent | undefined,
   ): Promise<TokenResult<TokenFailure>> {
     const span = this.tracing.start('oauth token request', SpanKind.CLIENT, attempt, {
       'server.address': new URL(settings.tokenUrl).hostname,
     });
     const { headers, body } = tokenRequestOf(settings);
-    const answer = await this.http.post({ url: settings.tokenUrl, headers, body, signal, readAtMost: MAX_TOKEN_ANSWER_BYTES });
+    const answer = await this.http.post({
+      url: settings.tokenUrl,
+      headers,
+      body,
+      signal: AbortSignal.timeout(this.timeoutMs),
+      readAtMost: MAX_TOKEN_ANSWER_BYTES,
+      organizationId,
+    });
     const result = resultOf(answer);
     span.end(
       {
