@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import typeis from 'type-is';
 import { Errors } from '../common/domain-error';
+import { jsonStructureProblem } from './json-structure';
 
 /** docs/api.md 4: bodies over this answer 413. */
 export const BODY_LIMIT = '16kb';
@@ -46,12 +47,15 @@ function onlyUtf8(req: IncomingMessage): boolean {
  * request` before authentication (docs/api.md 4). Any JSON value parses (not `strict`): one that
  * is not an object (`null`, `42`) is a shape problem that validation names after authentication
  * (`body: must be a JSON object`). Compressed bodies are refused (415), as they could hide a
- * larger one.
+ * larger one. A body with more structure than json-structure.ts allows is refused before it is
+ * parsed (400 `bad request`), so that no body within the size limits blocks the event loop.
  */
 export const jsonBody = (limit: string, types: string[]): RequestHandler =>
-  json({ limit, type: types, strict: false, inflate: false, verify: requireUtf8 });
+  json({ limit, type: types, strict: false, inflate: false, verify: requireParsable });
 
-/** Every body it reads was declared UTF-8, or nothing (requireJsonBody refused the other charsets). */
-function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
+/** Every body it reads was declared UTF-8, or nothing (requireJsonBody refused the other charsets); then its structure is bounded. */
+function requireParsable(_req: IncomingMessage, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Errors.badRequest(['body: must be UTF-8']);
+  const problem = jsonStructureProblem(body);
+  if (problem !== undefined) throw Errors.badRequest([`body: ${problem}`]);
 }

@@ -34,6 +34,9 @@ describe('headerProblems (docs/api.md 10.15)', () => {
     'x-real-ip',
     'x-http-method-override',
     'x-method-override',
+    'x-http-method',
+    'X-Original-URL',
+    'x-rewrite-url',
     'traceparent',
     'tracestate',
     'baggage',
@@ -104,6 +107,12 @@ describe('headerProblems (docs/api.md 10.15)', () => {
 
   it('refuses a refused name even when a patch removes it', () => {
     expect(patch({ Host: null })).toEqual(['Host: not allowed (the service or the connection sets it)']);
+  });
+
+  it('lists the first 20 problems of 2 000 bad names, then how many more', () => {
+    const problems = create(Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`bad name ${i}`, 'v'])));
+    expect(problems).toHaveLength(21);
+    expect(problems.slice(-2)).toEqual(['member 20: the name is not an HTTP token of 1 to 64 characters', '… and 1980 more']);
   });
 
   it('refuses 21 headers and 8193 characters of values', () => {

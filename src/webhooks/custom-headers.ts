@@ -1,3 +1,5 @@
+import { Problems } from '../common/validation/problems';
+
 /*
  * A webhook's custom headers (docs/api.md 10.15): what a create, a legacy create-or-update or a
  * PATCH may give, how a patch merges into what is stored, and how a read shows them. The values
@@ -21,7 +23,7 @@ const VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?$/;
 /**
  * What the service sets itself (trace context included), what the connection and any proxy own,
  * and what a receiver's gateway may trust as said by its own network: the client's address, the
- * method, a session (compared in lower case).
+ * method, the path it routes by, a session (compared in lower case).
  */
 const REFUSED_NAMES = new Set([
   'host',
@@ -40,6 +42,9 @@ const REFUSED_NAMES = new Set([
   'x-real-ip',
   'x-http-method-override',
   'x-method-override',
+  'x-http-method',
+  'x-original-url',
+  'x-rewrite-url',
   'traceparent',
   'tracestate',
   'baggage',
@@ -80,28 +85,29 @@ export const sendableHeaders = (headers: HeaderList): HeaderList => headers.filt
 /**
  * What is wrong with a `headers` member as given (empty: nothing): every name an HTTP token,
  * neither refused nor given twice in any case, every value valid (a patch's may be null: remove
- * it), and the limits on what it sets. A name that is not a token is named by its position
- * rather than echoed; a value never is.
+ * it), and the limits on what it sets (the first 20 problems, then how many more). A name that
+ * is not a token is named by its position rather than echoed; a value never is.
  */
 export function headerProblems(given: unknown, { nullable }: { nullable: boolean }): string[] {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) return ['must be an object of header names and values'];
-  const problems: string[] = [];
+  const problems = new Problems();
   const seen = new Set<string>();
   const set: [string, string][] = [];
   for (const [index, [name, value]] of Object.entries(given).entries()) {
     if (!NAME.test(name)) {
-      problems.push(`member ${index + 1}: the name is not an HTTP token of 1 to 64 characters`);
+      problems.add(`member ${index + 1}: the name is not an HTTP token of 1 to 64 characters`);
       continue;
     }
-    if (isRefusedHeaderName(name)) problems.push(`${name}: not allowed (the service or the connection sets it)`);
-    if (seen.has(name.toLowerCase())) problems.push(`${name}: given twice (names are compared case-insensitively)`);
+    if (isRefusedHeaderName(name)) problems.add(`${name}: not allowed (the service or the connection sets it)`);
+    if (seen.has(name.toLowerCase())) problems.add(`${name}: given twice (names are compared case-insensitively)`);
     seen.add(name.toLowerCase());
     if (value === null && nullable) continue;
-    if (typeof value !== 'string') problems.push(`${name}: value must be a string${nullable ? ' or null' : ''}`);
-    else if (!VALUE.test(value)) problems.push(`${name}: ${VALUE_RULE}`);
+    if (typeof value !== 'string') problems.add(`${name}: value must be a string${nullable ? ' or null' : ''}`);
+    else if (!VALUE.test(value)) problems.add(`${name}: ${VALUE_RULE}`);
     else set.push([name, value]);
   }
-  return [...problems, ...headerLimitProblems(set)];
+  for (const problem of headerLimitProblems(set)) problems.add(problem);
+  return problems.messages;
 }
 
 /** What breaks the limits on a webhook's whole set of headers: their number and their values' size. */

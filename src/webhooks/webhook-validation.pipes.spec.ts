@@ -457,7 +457,7 @@ describe('DeleteWebhookByBodyPipe (legacy delete)', () => {
 
   it('answers bad request, and nothing worse, for a prototype key inside a group beside a valid name', () => {
     const body: unknown = JSON.parse(`{"name":"a","card":{"updated":"${U}","constructor":{"prototype":{"polluted":1}}}}`);
-    expect(thrownBy(() => del(body))).toEqual(badRequest('card: unknown member', 'card.constructor: unknown member'));
+    expect(thrownBy(() => del(body))).toEqual(badRequest('card: unknown member'));
   });
 
   it.each([

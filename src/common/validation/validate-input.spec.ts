@@ -1,10 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { IsInt, IsString } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../../test/support/unit/domain-errors';
 import { Errors } from '../domain-error';
 import { validateBody, validateParameters } from './validate-input';
-import { answeredWith, JsonObjectAsSent, Optional, Required } from './validation.decorators';
+import { answeredWith, JsonObjectAsSent, NestedObject, Optional, Required } from './validation.decorators';
 
 // The engine's own rules, on small DTOs of its building blocks; the features' DTOs have specs of their own.
 
@@ -15,7 +14,7 @@ class GroupDto {
 class ThingDto {
   @IsString(answeredWith(Errors.invalidName, 'must be a string')) @Required(answeredWith(Errors.invalidName)) label: string;
   @Optional() @IsInt({ message: 'must be a whole number' }) count?: number;
-  @Optional() @ValidateNested() @Type(() => GroupDto) @IsObject({ message: 'must be an object' }) group?: GroupDto;
+  @Optional() @NestedObject(() => GroupDto) group?: GroupDto;
 }
 
 class PayloadDto {
@@ -70,10 +69,10 @@ describe('validateBody', () => {
     expect(thrownBy(() => validateBody(ThingDto, { label: 5, count: 'x', extra: 1 }))).toEqual(invalidName('label: must be a string'));
   });
 
-  it('refuses keys class-transformer would hide (inherited ones), sorted, as unknown members', () => {
+  it('refuses keys class-transformer would hide (inherited ones) as unknown members, in the order sent', () => {
     const body: unknown = JSON.parse('{"label":"a","toString":1,"group":{"constructor":{},"__proto__":{"polluted":true}}}');
     expect(thrownBy(() => validateBody(ThingDto, body))).toEqual(
-      badRequest('group.__proto__: unknown member', 'group.constructor: unknown member', 'toString: unknown member'),
+      badRequest('toString: unknown member', 'group.constructor: unknown member', 'group.__proto__: unknown member'),
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -93,11 +92,42 @@ describe('validateBody', () => {
     const body: unknown = JSON.parse('{"label":"a","count":"x","toString":1,"group":{"first":5}}');
     expect(thrownBy(() => validateBody(ThingDto, body, 'events[3]'))).toEqual(
       badRequest(
+        'events[3].toString: unknown member',
         'events[3].count: must be a whole number',
         'events[3].group.first: must be a string',
-        'events[3].toString: unknown member',
       ),
     );
+  });
+
+  it('refuses 100 000 unknown members with the first 20 named, then how many more (docs/api.md 7)', () => {
+    const members = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i]));
+    expect(thrownBy(() => validateBody(ThingDto, { label: 'a', ...members }))).toEqual(
+      badRequest(...Array.from({ length: 20 }, (_, i) => `m${i}: unknown member`), '… and 99980 more'),
+    );
+  });
+
+  it('refuses the unknown members of a nested object by their path, before the shape problems', () => {
+    const group = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`m${i}`, i]));
+    expect(thrownBy(() => validateBody(ThingDto, { label: 'a', count: 'x', group: { first: 1, ...group } }))).toEqual(
+      badRequest(
+        'group.m0: unknown member',
+        'group.m1: unknown member',
+        'group.m2: unknown member',
+        'count: must be a whole number',
+        'group.first: must be a string',
+      ),
+    );
+  });
+
+  it('counts the problems of a nested object of 100 000 members, the first 20 named', () => {
+    const group = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i]));
+    const { body } = thrownBy(() => validateBody(ThingDto, { label: 'a', count: 'x', group: { first: 1, ...group } }));
+    expect((body as { message: string[] }).message.slice(-2)).toEqual(['group.m19: unknown member', '… and 99982 more']);
+  });
+
+  it("words a declared member's problem as before when its value is an object of 100 000 members", () => {
+    const wide = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i]));
+    expect(thrownBy(() => validateBody(ThingDto, { label: 'a', count: wide }))).toEqual(badRequest('count: must be a whole number'));
   });
 
   it('sets a member KeptAsSent as sent, the same object with every key', () => {

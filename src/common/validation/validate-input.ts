@@ -1,7 +1,8 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError, ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, validateSync, ValidationError, ValidatorOptions } from 'class-validator';
 import { Errors } from '../domain-error';
-import { Answer, answerOf, isJsonObject, keptAsSent } from './validation.decorators';
+import { Problems } from './problems';
+import { Answer, answerOf, isJsonObject, keptAsSent, nestedObjects, NestedType } from './validation.decorators';
 
 /*
  * The one validation engine (issue 26): a body, a query string or a path's parameters through the
@@ -9,7 +10,17 @@ import { Answer, answerOf, isJsonObject, keptAsSent } from './validation.decorat
  * `message` as `<member path>: <rule>`; a rule answeredWith an error of its own (a name's `invalid
  * name`) answers that before any shape problem, otherwise 400 `bad request`. Each route's pipe
  * calls these in the order docs/api.md gives for it (name, then shape, then URLs).
+ *
+ * What class-transformer copies is bounded by the DTO, not by the input (issue 39: its copy is
+ * quadratic in an object's members, 120 000 keys took 5 s): the members a DTO does not declare are
+ * dropped, at its every level, before it sees them, and reported here; the values of declared
+ * members are copied no deeper than MAX_DEPTH and no wider than MAX_COPIED_MEMBERS. The answer
+ * lists at most 20 problems (Problems), however many the input has.
  */
+
+/** What an input came to: the DTO instance, or its problems and the answer they call for (undefined: 400 `bad request`). */
+export type Checked<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly answer: Answer | undefined; readonly problems: Problems };
 
 /**
  * A JSON body: an object (none at all counts as {}: a legacy delete without one lacks its name)
@@ -17,10 +28,19 @@ import { Answer, answerOf, isJsonObject, keptAsSent } from './validation.decorat
  * batch's `events[3]`): its problems are then named from there (`events[3].type: …`).
  */
 export function validateBody<T extends object>(dto: ClassConstructor<T>, body: unknown, at?: string): T {
+  return answered(checkBody(dto, body, at));
+}
+
+/** validateBody's verdict, for a caller that gathers the problems of many bodies (a batch). */
+export function checkBody<T extends object>(dto: ClassConstructor<T>, body: unknown, at?: string): Checked<T> {
   const plain = body === undefined ? {} : body;
-  if (!isJsonObject(plain)) throw Errors.badRequest([`${at ?? 'body'}: must be a JSON object`]);
-  const unknown = hiddenKeys(plain, keptAsSent(dto)).map((problem) => (at === undefined ? problem : `${at}.${problem}`));
-  return validated(dto, plain, { whitelist: true, forbidNonWhitelisted: true }, unknown, at);
+  if (!isJsonObject(plain)) {
+    const problems = new Problems();
+    problems.add(`${at ?? 'body'}: must be a JSON object`);
+    return { ok: false, answer: undefined, problems };
+  }
+  const unknown = new Problems();
+  return checked(dto, plain, { whitelist: true, forbidNonWhitelisted: true }, unknown, at ?? '');
 }
 
 /**
@@ -29,83 +49,142 @@ export function validateBody<T extends object>(dto: ClassConstructor<T>, body: u
  * only bad values of theirs as errors.
  */
 export function validateParameters<T extends object>(dto: ClassConstructor<T>, parameters: object): T {
-  return validated(dto, parameters, { whitelist: true });
+  return answered(checked(dto, parameters, { whitelist: true }, undefined, ''));
+}
+
+function answered<T>(verdict: Checked<T>): T {
+  if (verdict.ok) return verdict.value;
+  throw (verdict.answer ?? Errors.badRequest)(verdict.problems.messages);
 }
 
 /**
- * `unknown`: the members found unknown before validation (hiddenKeys), shape problems like any
- * other; `at`: where the object is, when it is not the whole input.
+ * `unknown`: where the members the DTO does not declare are reported (undefined: dropped
+ * silently); they come before the shape problems, in the order sent. `at`: where the object is,
+ * when it is not the whole input.
  */
-function validated<T extends object>(
+function checked<T extends object>(
   dto: ClassConstructor<T>,
   plain: object,
   options: ValidatorOptions,
-  unknown: string[] = [],
-  at = '',
-): T {
-  const instance = instanceOf(dto, plain);
-  const problems = [
-    ...validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, at)),
-    ...unknown.map((message): Problem => ({ message })),
-  ];
-  const first = problems.find((problem) => problem.answer !== undefined);
-  if (first?.answer !== undefined) throw first.answer(problems.filter((p) => p.answer === first.answer).map((p) => p.message));
-  if (problems.length > 0) throw Errors.badRequest(problems.map((problem) => problem.message));
-  return instance;
+  unknown: Problems | undefined,
+  at: string,
+): Checked<T> {
+  const instance = instanceOf(dto, plain as Record<string, unknown>, unknown, at);
+  const shape = validateSync(instance, { ...options, stopAtFirstError: true }).flatMap((error) => problemsOf(error, at));
+  const first = shape.find((problem) => problem.answer !== undefined);
+  const answer = first?.answer;
+  const problems = new Problems();
+  if (answer === undefined && unknown !== undefined) problems.addAll(unknown);
+  for (const problem of shape) if (problem.answer === answer) problems.add(problem.message);
+  return problems.count === 0 ? { ok: true, value: instance } : { ok: false, answer, problems };
 }
 
 /** No DTO is more than two objects deep (a body, a group); below this nothing is ever valid. */
 const MAX_DEPTH = 3;
+/** The members of a value's object (not a DTO's) copied for the rules: none reads inside one, and each costs class-transformer the square. */
+const MAX_COPIED_MEMBERS = 16;
 
 /**
- * The DTO instance: class-transformer's copy (its @Type and @Transform rules) of a copy with every
- * container below MAX_DEPTH emptied, because class-transformer recurses without a bound, and
- * without the keys it would stumble on (hiddenKeys reports them); the
- * members KeptAsSent are set as they were sent. Validation still names what is wrong: `{"name":
- * [[[…]]]}` is still a name that is not a string.
+ * The DTO instance: class-transformer's copy (its @Type and @Transform rules) of the input's
+ * declared members (declaredCopy), the members KeptAsSent then set as they were sent. Validation
+ * still names what is wrong: `{"name": [[[…]]]}` is still a name that is not a string.
  */
-function instanceOf<T extends object>(dto: ClassConstructor<T>, plain: object): T {
-  const asSent = keptAsSent(dto);
-  const given = Object.entries(plain);
-  const copied = given.filter(([key]) => !asSent.includes(key) && !hides(key)).map(([key, value]) => [key, capDepth(value, 1)]);
-  const instance = plainToInstance(dto, Object.fromEntries(copied));
-  for (const [key, value] of given) if (asSent.includes(key)) Reflect.set(instance, key, value);
+function instanceOf<T extends object>(
+  dto: ClassConstructor<T>,
+  plain: Record<string, unknown>,
+  unknown: Problems | undefined,
+  at: string,
+): T {
+  const instance = plainToInstance(dto, declaredCopy(dto, plain, unknown, at));
+  for (const key of keptAsSent(dto)) if (Object.hasOwn(plain, key)) Reflect.set(instance, key, plain[key as string]);
   return instance;
 }
 
-function capDepth(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (depth >= MAX_DEPTH) return Array.isArray(value) ? [] : {};
-  if (Array.isArray(value)) return value.map((item) => capDepth(item, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !hides(key))
-      .map(([key, item]) => [key, capDepth(item, depth + 1)]),
-  );
+/**
+ * A copy of `plain` with only the members `dto` declares (a NestedObject's copied the same way
+ * with its own DTO), each undeclared one reported to `unknown` by its path; keys naming
+ * something inherited (`__proto__`, `constructor`, `toString`) are never declared. The members
+ * KeptAsSent are left out (instanceOf sets them).
+ */
+function declaredCopy(dto: ClassConstructor<object>, plain: Record<string, unknown>, unknown: Problems | undefined, at: string): object {
+  const { declared, nested, asSent } = shapeOf(dto);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(plain)) {
+    const path = () => (at ? `${at}.${key}` : key);
+    if (!declared.has(key)) {
+      unknown?.addLazily(() => `${path()}: unknown member`);
+      continue;
+    }
+    if (asSent.has(key)) continue;
+    const value = plain[key];
+    const type = nested.get(key);
+    if (type !== undefined && isJsonObject(value)) copy[key] = declaredCopy(type(plain), value, unknown, path());
+    else {
+      if (unknown !== undefined) reportHiddenKeys(value, path(), unknown);
+      copy[key] = boundedCopy(value, 1);
+    }
+  }
+  return copy;
 }
 
-/** A key class-transformer would stumble on or skip (hiddenKeys names them): never handed to it. */
+/** A declared member's value as its rules see it: containers below MAX_DEPTH emptied, objects cut to MAX_COPIED_MEMBERS members. */
+function boundedCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH) return Array.isArray(value) ? [] : {};
+  if (Array.isArray(value)) return value.map((item) => boundedCopy(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  const keys = Object.keys(value);
+  for (let i = 0, copied = 0; i < keys.length && copied < MAX_COPIED_MEMBERS; i++) {
+    if (hides(keys[i])) continue;
+    copy[keys[i]] = boundedCopy((value as Record<string, unknown>)[keys[i]], depth + 1);
+    copied++;
+  }
+  return copy;
+}
+
+/** A key that names something inherited: class-transformer would stumble on or skip it. */
 const hides = (key: string): boolean => key in Object.prototype;
 
 /**
- * Keys class-transformer would hide from the whitelist: it skips `__proto__`, `constructor` and
- * every key naming an inherited function (`toString`, `valueOf`, ...). Found at any depth (but
- * inside the members KeptAsSent), iteratively, and refused as the unknown members they are: a
- * shape problem, after a name's own answer like every other.
+ * The keys inside a declared member's value that name something inherited, at any depth, refused
+ * as the unknown members they are (as they always were), in the order sent; a walk rather than a
+ * recursion, for a value as deep as the body limit allows.
  */
-function hiddenKeys(body: object, asSent: readonly (string | symbol)[]): string[] {
-  const found: string[] = [];
-  const pending: [value: unknown, path: string][] = [[body, '']];
+function reportHiddenKeys(root: unknown, rootPath: string, unknown: Problems): void {
+  // Each path is built by concatenation, which V8 keeps as a rope: flattened only when a problem is worded.
+  const pending: [value: unknown, path: string][] = [[root, rootPath]];
   while (pending.length > 0) {
     const [value, path] = pending.pop()!;
     if (typeof value !== 'object' || value === null) continue;
-    for (const key of Object.keys(value)) {
-      const at = path ? `${path}.${key}` : key;
-      if (hides(key)) found.push(`${at}: unknown member`);
-      else if (path !== '' || !asSent.includes(key)) pending.push([(value as Record<string, unknown>)[key], at]);
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const member = (value as Record<string, unknown>)[key];
+      if (hides(key)) unknown.add(`${path}.${key}: unknown member`);
+      else if (typeof member === 'object' && member !== null) pending.push([member, `${path}.${key}`]);
     }
   }
-  return found.sort();
+}
+
+interface DtoShape {
+  /** Every member a rule names (class-validator's metadata, the DTO's ancestors' included). */
+  readonly declared: ReadonlySet<string>;
+  readonly nested: ReadonlyMap<string | symbol, NestedType>;
+  readonly asSent: ReadonlySet<string | symbol>;
+}
+
+const shapes = new WeakMap<ClassConstructor<object>, DtoShape>();
+
+/** What validateBody needs of a DTO, read from its metadata once. */
+function shapeOf(dto: ClassConstructor<object>): DtoShape {
+  let shape = shapes.get(dto);
+  if (shape === undefined) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    const declared = new Set(rules.map((rule) => rule.propertyName).filter((name) => !hides(name)));
+    shape = { declared, nested: nestedObjects(dto), asSent: new Set(keptAsSent(dto)) };
+    shapes.set(dto, shape);
+  }
+  return shape;
 }
 
 interface Problem {

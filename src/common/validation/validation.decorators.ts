@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { Transform } from 'class-transformer';
-import { IsDate, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { ClassConstructor, Transform, Type } from 'class-transformer';
+import { IsDate, IsObject, ValidateBy, ValidateIf, ValidateNested, ValidationOptions } from 'class-validator';
 import type { DomainError } from '../domain-error';
 import { ISO_MOMENT_RULE, parseIsoMoment } from '../iso-moment';
 
@@ -69,6 +69,32 @@ export const KeptAsSent = (): PropertyDecorator => (target, key) => {
 /** The members of `dto` that are KeptAsSent. */
 export const keptAsSent = (dto: object): readonly (string | symbol)[] =>
   (Reflect.getMetadata(KEPT_AS_SENT, dto) as string[] | undefined) ?? [];
+
+const NESTED = Symbol('nested');
+
+/** Which DTO an object member holds, chosen from the object it is a member of (an `auth` by its `type`). */
+export type NestedType = (parent: Record<string, unknown>) => ClassConstructor<object>;
+
+/**
+ * A member holding an object of a DTO of its own (a webhook's event group, its `auth`): validated
+ * inside, its undeclared members refused as the body's are, by their path (`auth.extra`).
+ * validateBody reads the DTO `type` names from here, so that class-transformer never meets an
+ * undeclared member at any level.
+ */
+export const NestedObject = (type: NestedType): PropertyDecorator =>
+  applyDecorators(
+    IsObject({ message: 'must be an object' }),
+    ValidateNested(),
+    Type((options) => type((options?.object ?? {}) as Record<string, unknown>)),
+    (target: object, key: string | symbol) => {
+      const nested = new Map(nestedObjects(target.constructor));
+      Reflect.defineMetadata(NESTED, nested.set(key, type), target.constructor);
+    },
+  );
+
+/** The members of `dto` that are NestedObject, with their type. */
+export const nestedObjects = (dto: object): ReadonlyMap<string | symbol, NestedType> =>
+  (Reflect.getMetadata(NESTED, dto) as Map<string | symbol, NestedType> | undefined) ?? new Map();
 
 /**
  * How many levels `root` has (an array is one), counted no further than one past `deepest`; a walk

@@ -43,10 +43,10 @@ describe('parseIncomingBatch (docs/api.md 10.1.1)', () => {
     expect(thrownBy(() => parseIncomingBatch({ events: [...events, 'not an event'] }))).toEqual(
       badRequest(
         'events[3].type: must be one of transaction.created, transaction.updated, transaction.completed, card.updated, user.updated',
+        'events[57].__proto__: unknown member',
         `events[57].idempotencyKey: ${KEY_RULE}`,
         'events[57].organization: must be a positive integer',
         'events[57].data: must be a JSON object',
-        'events[57].__proto__: unknown member',
         'events[60]: must be a JSON object',
       ),
     );
@@ -91,5 +91,16 @@ describe('parseIncomingBatch (docs/api.md 10.1.1)', () => {
       },
     });
     expect(thrownBy(() => parseIncomingBatch({ events: [over, { ...event(1), type: 'x' }] })).status).toBe(400);
+  });
+
+  it('lists the first 20 problems of a batch of 125 000 unknown members, then how many more (docs/api.md 7)', () => {
+    const members = (i: number) => Object.fromEntries(Array.from({ length: 1_250 }, (_, k) => [`m${k}`, i]));
+    const batch = { events: Array.from({ length: 100 }, (_, i) => ({ ...event(1), ...members(i) })) };
+    const { status, body } = thrownBy(() => parseIncomingBatch(batch));
+    expect(status).toBe(400);
+    const { message } = body as { message: string[] };
+    expect(message).toHaveLength(21);
+    expect(message.slice(0, 2)).toEqual(['events[0].m0: unknown member', 'events[0].m1: unknown member']);
+    expect(message[20]).toBe('… and 124980 more');
   });
 });

@@ -1,8 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { Allow, IsIn, IsObject, IsString, Length, ValidateBy, ValidateNested } from 'class-validator';
-import { Optional, Required } from '../../common/validation/validation.decorators';
+import { Allow, IsIn, IsString, Length, ValidateBy } from 'class-validator';
+import { NestedObject, Optional, Required } from '../../common/validation/validation.decorators';
 import { certificateProblem, privateKeyProblem } from '../client-certificate';
 import { AUTH_TYPES, OAUTH2_LENGTHS } from '../receiver-auth';
 import { UrlField } from './webhook-field.decorators';
@@ -86,10 +85,8 @@ export const AuthField = ({ nullable = false } = {}) =>
         (nullable ? '. Replaced as a whole; null removes it' : ''),
     }),
     Optional({ nullable }),
-    IsObject({ message: 'must be an object' }),
-    ValidateNested(),
-    Type((options) => {
-      const type = (options?.object[options.property] as { type?: unknown } | undefined)?.type;
+    NestedObject((webhook) => {
+      const type = (webhook.auth as { type?: unknown } | undefined)?.type;
       return type === 'oauth2' ? OAuth2AuthDto : type === 'mtls' ? MtlsAuthDto : AuthOfUnknownTypeDto;
     }),
   );

@@ -1,9 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsObject, IsString, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { Errors } from '../../common/domain-error';
-import { answeredWith, KeptAsSent, Optional, Required } from '../../common/validation/validation.decorators';
+import { answeredWith, KeptAsSent, NestedObject, Optional, Required } from '../../common/validation/validation.decorators';
 import { SUBSCRIBABLE_EVENTS } from '../../event-types/event-types';
 import { MAX_URL_LENGTH } from '../../url-safety/url-rules';
 import { headerProblems, MAX_HEADER_BYTES, MAX_HEADER_VALUE, MAX_HEADERS } from '../custom-headers';
@@ -44,9 +43,7 @@ export const GroupField = (type: () => new () => object, { nullable = false } = 
     // Written as a `type` property: Swagger recognizes lazy types by that function name.
     ApiPropertyOptional({ type: () => type(), nullable }),
     Optional({ nullable }),
-    IsObject({ message: 'must be an object' }),
-    ValidateNested(),
-    Type(type),
+    NestedObject(type),
   );
 
 const RATE_LIMIT_RULE = `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}`;
@@ -146,7 +143,7 @@ export const HeadersField = ({ nullable = false } = {}) =>
         'Headers sent with every attempt beside the signed ones (a receiver API key, for example): stored encrypted, never shown again ' +
         '(reads mask every value). Not covered by the signature. Refused names: host, content-length, content-type, ' +
         'transfer-encoding, connection, keep-alive, te, trailer, upgrade, expect, user-agent, cookie, forwarded, x-real-ip, ' +
-        'x-http-method-override, x-method-override, traceparent, tracestate, baggage, x-forwarded-*, proxy-*, webhook-*; ' +
+        'x-http-method-override, x-method-override, x-http-method, x-original-url, x-rewrite-url, traceparent, tracestate, baggage, x-forwarded-*, proxy-*, webhook-*; ' +
         `at most ${MAX_HEADERS} headers and ${MAX_HEADER_BYTES} characters of values together` +
         (nullable
           ? ' in the set the patch leaves. Merged: a null member removes that header (names match case-insensitively), null removes them all'
