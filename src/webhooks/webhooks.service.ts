@@ -10,6 +10,7 @@ import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
 import { decodeHeaders, HeaderList, headerLimitProblems, MASKED_VALUE, mergeHeaders } from './custom-headers';
 import { changedFields, setFields } from './audit-fields';
+import { credentialOriginProblems, newOrigins } from './credential-origins';
 import { authorizationProblems } from './receiver-auth';
 import {
   authColumnsOf,
@@ -41,11 +42,13 @@ type HeadersChange = { readonly replace: HeaderList } | { readonly merge: Readon
 
 /**
  * What a write changes of the members stored sealed (docs/api.md 10.15, 10.16), each undefined
- * when it keeps them: the custom headers, and the auth (replaced whole; null removes it).
+ * when it keeps them: the custom headers, and the auth (replaced whole; null removes it); and
+ * the URLs it gives (hrefs), since one on a new origin asks for both again.
  */
 interface SealedChanges {
   readonly headers?: HeadersChange;
   readonly auth?: AuthDraft | null;
+  readonly urls: readonly string[];
 }
 
 /** The sealed members a write changed, as the audit entry names them (it cannot compare ciphertexts: the write says). */
@@ -158,8 +161,10 @@ export class WebhooksService {
     const sealedChanges: SealedChanges = {
       ...(patch.headers !== undefined && { headers: { merge: patch.headers } }),
       ...(patch.auth !== undefined && { auth: patch.auth }),
+      urls: givenHrefs(patch),
     };
     refuseAuthorizationBeside(existing, sealedChanges);
+    refuseCredentialsMoved(existing, sealedChanges);
     await this.requireResolvable(urlsOf(patch));
 
     const changes = columnsOfPatch(patch);
@@ -285,9 +290,10 @@ export class WebhooksService {
 
   /**
    * The sealed members a write leaves, made under the source lock from the stored ones (none for
-   * a new webhook): their columns, and those that changed. It refuses (a DomainError) headers that
-   * break the limits of a webhook's whole set, and an `authorization` header beside oauth2, in the
-   * webhook as the write leaves it (a patch can add to what is stored).
+   * a new webhook): their columns, and those that changed (or were given again for a new origin:
+   * the audit names them beside the URL). It refuses (a DomainError) headers that break the limits
+   * of a webhook's whole set, an `authorization` header beside oauth2, in the webhook as the write
+   * leaves it (a patch can add to what is stored), and credentials not given again for a new origin.
    */
   private sealedWrite(
     organizationId: number,
@@ -296,11 +302,16 @@ export class WebhooksService {
     changes: SealedChanges,
   ): { columns: WebhookColumns; changed: SealedField[] } {
     refuseAuthorizationBeside(existing?.stored, changes);
+    refuseCredentialsMoved(existing?.stored, changes);
+    const moved = existing !== undefined && newOrigins(existing.stored, changes.urls).length > 0;
     const headers = changes.headers && this.headersWrite(organizationId, name, changes.headers, existing?.headers ?? null);
     const auth = changes.auth !== undefined ? this.authWrite(organizationId, name, changes.auth, existing?.auth ?? null) : undefined;
     return {
       columns: { ...headers?.columns, ...auth?.columns },
-      changed: [...(headers?.changed ? ['headers' as const] : []), ...(auth?.changed ? ['auth' as const] : [])],
+      changed: [
+        ...(headers?.changed || (moved && headers) ? ['headers' as const] : []),
+        ...(auth?.changed || (moved && auth) ? ['auth' as const] : []),
+      ],
     };
   }
 
@@ -350,7 +361,25 @@ export class WebhooksService {
 const sealedChangesOf = (draft: WebhookDraft): SealedChanges => ({
   ...(draft.headers !== undefined && { headers: { replace: draft.headers } }),
   ...(draft.auth !== undefined && { auth: draft.auth }),
+  urls: givenHrefs(draft),
 });
+
+/** The receiver URLs a write gives (not an auth's token URL: the client secret goes there, and stays with the auth). */
+const givenHrefs = ({ url, events }: WebhookDraft | WebhookPatch): string[] => [
+  ...(url ? [url.href] : []),
+  ...Object.values(events).flatMap((checked) => (checked ? [checked.href] : [])),
+];
+
+/**
+ * docs/api.md 10.15: 400 when the write gives a URL an origin none of the webhook's URLs had and
+ * does not give again the headers or the auth it carries (`stored` undefined: a new webhook, which
+ * carries none). Checked before any DNS work where the webhook was read, and again under the source lock.
+ */
+function refuseCredentialsMoved(stored: StoredWebhook | undefined, { headers, auth, urls }: SealedChanges): void {
+  if (stored === undefined) return;
+  const problems = credentialOriginProblems(stored, urls, { headers, auth: auth !== undefined });
+  if (problems.length > 0) throw Errors.badRequest(problems);
+}
 
 /**
  * docs/api.md 10.15, 10.16: 400 when the webhook as `changes` leave it (from `stored`, as reads

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/crypto/secret-box';
 import { describeEachDatabase } from '../support/databases';
 import { TestApp } from '../support/test-app';
-import { HOOK, PUBLIC_ZONE, SECRET, webhookClient, type Member } from '../support/webhook-client';
+import { EVENTS, HOOK, OTHER, PUBLIC_ZONE, SECRET, webhookClient, type Member } from '../support/webhook-client';
 
 /*
  * A webhook's `events` (docs/api.md 10.13) and custom `headers` (10.15) through the webhook
@@ -156,6 +156,24 @@ describeEachDatabase('webhook events and headers', (kind) => {
         headers: { 'X-Three': MASK },
       });
       expect((await api.upsert(m, { name: 'legacy', url: HOOK, headers: {} })).body).not.toHaveProperty('headers');
+    });
+
+    it('refuses a PATCH that moves the url to a new host without the headers given again, and changes nothing (10.15)', async () => {
+      const m = await owner();
+      await api.create(m, 'moved', { url: HOOK, transaction: { created: EVENTS }, headers: { 'X-Api-Key': VALUE } });
+      const rule = 'must be given again, or null, with a URL on an origin the webhook has not used (https://other.example.com)';
+      expect(await api.patch(m, 'moved', { url: OTHER })).toMatchObject({ status: 400, body: badRequest(`headers: ${rule}`) });
+      expect(await api.upsert(m, { name: 'moved', url: OTHER })).toMatchObject({ status: 400, body: badRequest(`headers: ${rule}`) });
+      expect((await api.read(m, 'moved')).body).toMatchObject({ url: HOOK, headers: { 'X-Api-Key': MASK } });
+    });
+
+    it('takes a move to an origin the webhook already used, and one with the headers given again, the audit naming both', async () => {
+      const m = await owner();
+      await api.create(m, 'moving', { url: HOOK, transaction: { created: EVENTS }, headers: { 'X-Api-Key': VALUE } });
+      expect((await api.patch(m, 'moving', { url: EVENTS })).status).toBe(200);
+      const moved = await api.patch(m, 'moving', { url: OTHER, headers: { 'x-api-key': VALUE } });
+      expect(moved).toMatchObject({ status: 200, body: { url: OTHER, headers: { 'x-api-key': MASK } } });
+      expect((await audit(m))[0]).toMatchObject({ action: 'webhook.updated', fields: ['url', 'headers'] });
     });
 
     it('refuses a patch that takes the webhook past 20 headers, naming the rule and storing nothing', async () => {
