@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portOf, startProcessorSimulator } from './simulator';
 
@@ -49,5 +50,37 @@ describe('the processor simulator', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     server.closeAllConnections();
     await expect(pending).rejects.toThrow();
+  });
+
+  /** What the simulator answers `request` sent as raw bytes on a connection of its own ('' when it only closes). */
+  const raw = (request: string, { closeAfterWrite = false } = {}) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(portOf(server), '127.0.0.1', () => {
+        socket.write(request);
+        if (closeAfterWrite) socket.destroy();
+      });
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+      if (closeAfterWrite) resolve('');
+    });
+  const alive = async () => expect((await post('/v1/cards/card-1/provision', '{}')).status).toBe(401);
+
+  it('answers 404 to a card token that does not percent-decode, and stays up', async () => {
+    expect((await post('/v1/cards/%ZZ/provision', '{}', { authorization: 'key' })).status).toBe(404);
+    await alive();
+  });
+
+  it('answers 404 to a request target that is not a URL, and stays up', async () => {
+    expect(await raw('GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
+    await alive();
+  });
+
+  it('lets a client go that closes in the middle of its body, and stays up', async () => {
+    const head = 'POST /v1/cards/card-1/provision HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
+    await raw(`${head}{"digital_wallet":`, { closeAfterWrite: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await alive();
   });
 });

@@ -7,7 +7,9 @@ import type { SimulatedAnswer } from './request-rules';
 /*
  * The card processor simulator (docs/api.md 6.1): Marqeta's and Lithic's push-provisioning routes
  * on one base URL, for development, the README's tour and the tests, with node:http alone. A body
- * that is not JSON answers 400 whatever the route; an unknown route 404.
+ * that is not JSON answers 400 whatever the route; an unknown route 404 (a request target that is
+ * not a URL, or a card token that does not decode, included); a client that goes away mid-body is
+ * let go. No request stops the simulator.
  */
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -19,8 +21,26 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
   if (method !== 'POST') return undefined;
   if (path === '/digitalwalletprovisionrequests/applepay') return (req, body) => marqetaApplePay(req.headers, body);
   if (path === '/digitalwalletprovisionrequests/androidpay') return (req, body) => marqetaAndroidPay(req.headers, body);
-  const lithic = LITHIC_PROVISION.exec(path);
-  return lithic === null ? undefined : (req, body) => lithicProvision(req.headers, body, decodeURIComponent(lithic[1]));
+  const token = decoded(LITHIC_PROVISION.exec(path)?.[1]);
+  return token === undefined ? undefined : (req, body) => lithicProvision(req.headers, body, token);
+}
+
+/** The path of a request target (undefined: not a URL, as `http://[`). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://simulator').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path segment percent-decoded (undefined: none, or one that does not decode, as `%ZZ`). */
+function decoded(segment: string | undefined): string | undefined {
+  try {
+    return segment === undefined ? undefined : decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The request's body as JSON; undefined when it is not JSON, or too large to be a provisioning request. */
@@ -48,19 +68,24 @@ function send(res: ServerResponse, { status, body }: SimulatedAnswer): void {
 export async function startProcessorSimulator(port: number): Promise<Server> {
   const delayed = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
-    const route = routeOf(req.method, new URL(req.url ?? '/', 'http://simulator').pathname);
+    const path = pathOf(req.url);
+    const route = path === undefined ? undefined : routeOf(req.method, path);
     if (route === undefined) {
       req.resume();
       return send(res, { status: 404, body: { message: 'processor simulator: no such route' } });
     }
-    void jsonBodyOf(req).then((body) => {
-      if (body === undefined) return send(res, { status: 400, body: { message: 'processor simulator: the body is not JSON' } });
-      const answer = route(req, body);
-      if (answer.delayMs === undefined) return send(res, answer);
-      const timer = setTimeout(() => (delayed.delete(timer), send(res, answer)), answer.delayMs);
-      delayed.add(timer);
-      res.once('close', () => (clearTimeout(timer), delayed.delete(timer)));
-    });
+    // A client that closes mid-body ends the read with an error: its request is let go.
+    jsonBodyOf(req).then(
+      (body) => {
+        if (body === undefined) return send(res, { status: 400, body: { message: 'processor simulator: the body is not JSON' } });
+        const answer = route(req, body);
+        if (answer.delayMs === undefined) return send(res, answer);
+        const timer = setTimeout(() => (delayed.delete(timer), send(res, answer)), answer.delayMs);
+        delayed.add(timer);
+        res.once('close', () => (clearTimeout(timer), delayed.delete(timer)));
+      },
+      () => res.destroy(),
+    );
   });
   server.once('close', () => delayed.forEach(clearTimeout));
   await new Promise<void>((resolve, reject) => {
