@@ -36,7 +36,7 @@ function issuersAnswering(answer: ProcessorAnswer) {
   const calls: ProcessorCall[] = [];
   const client = { post: vi.fn(async (call: ProcessorCall) => (calls.push(call), answer)) };
   const metrics = { processorCalled: vi.fn() };
-  const logger = { warn: vi.fn() };
+  const logger = { warn: vi.fn(), error: vi.fn() };
   const issuers = new CardIssuers(secrets, client as unknown as ProcessorClient, metrics as unknown as Metrics, logger as never);
   return { issuers, calls, metrics, logger };
 }
@@ -102,9 +102,23 @@ describe('CardIssuers.push', () => {
     expect((await rejectionOf(issuers.push('google', cardOf(), GOOGLE))).body).toEqual({ code: 'issuer unavailable' });
   });
 
-  it("does not open another issuer's credentials, and calls nobody", async () => {
-    const { issuers, calls } = issuersAnswering({ kind: 'timeout' });
-    await expect(issuers.push('google', cardOf(6), GOOGLE)).rejects.toThrow(/unable to authenticate data/);
+  it("does not open another issuer's credentials: 503 issuer unavailable, counted and logged, and nobody called", async () => {
+    const { issuers, calls, metrics, logger } = issuersAnswering({ kind: 'timeout' });
+    expect((await rejectionOf(issuers.push('google', cardOf(6), GOOGLE))).body).toEqual({ code: 'issuer unavailable' });
     expect(calls).toEqual([]);
+    expect(metrics.processorCalled.mock.calls.map((call) => call.slice(0, 3))).toEqual([['marqeta', 'google', 'credentials unreadable']]);
+    expect(logger.error.mock.calls[0][0]).toEqual({ processor: 'marqeta', wallet: 'google', issuer: 5 });
+  });
+
+  it.each([
+    ['text that is not JSON, never quoted in what is logged', 'admin-secret'],
+    ['JSON that is not an object of strings', '{"username":1}'],
+  ])('answers credentials that open to %s 503 issuer unavailable', async (_, text) => {
+    const card = cardOf();
+    const unreadable = { ...card, issuer: { ...card.issuer, credentials: secrets.seal(text, issuerCredentialsBinding(5)) } };
+    const { issuers, calls, logger } = issuersAnswering({ kind: 'timeout' });
+    expect((await rejectionOf(issuers.push('google', unreadable, GOOGLE))).status).toBe(503);
+    expect(calls).toEqual([]);
+    expect(JSON.stringify(logger.error.mock.calls)).not.toContain('admin-secret');
   });
 });

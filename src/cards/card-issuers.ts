@@ -44,7 +44,15 @@ export class CardIssuers extends IssuerPort {
     const { issuer } = card;
     const adapter = PROCESSORS[issuer.kind];
     const call = adapter[wallet] as WalletCall<W>;
-    const credentials = JSON.parse(this.secrets.open(issuer.credentials, issuerCredentialsBinding(issuer.id))) as ProcessorCredentials;
+    const credentials = this.credentialsOf(issuer);
+    if (credentials === undefined) {
+      this.metrics.processorCalled(issuer.kind, wallet, 'credentials unreadable', 0);
+      this.logger.error(
+        { processor: issuer.kind, wallet, issuer: issuer.id },
+        "an issuer's credentials do not open as a JSON object of strings",
+      );
+      throw failureAnswer('credentials unreadable', wallet);
+    }
     const { path, body } = call.request(card, request);
     const started = performance.now();
     const answer = await this.client.post({
@@ -65,5 +73,24 @@ export class CardIssuers extends IssuerPort {
       "a card processor did not give a wallet's payload",
     );
     throw failureAnswer(result.outcome, wallet);
+  }
+
+  /**
+   * The issuer's credentials opened for one call, or undefined when they do not open (a key gone,
+   * a row tampered with) or are not a JSON object of strings. Nothing of why is kept: a parser's
+   * message quotes the text it failed on, the credentials themselves.
+   */
+  private credentialsOf(issuer: PushableCard['issuer']): ProcessorCredentials | undefined {
+    try {
+      const parsed: unknown = JSON.parse(this.secrets.open(issuer.credentials, issuerCredentialsBinding(issuer.id)));
+      const isStrings =
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        !Array.isArray(parsed) &&
+        Object.values(parsed).every((v) => typeof v === 'string');
+      return isStrings ? (parsed as ProcessorCredentials) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -11,6 +11,7 @@ export type ProcessorOutcome =
   | 'no card'
   | 'refused'
   | 'credentials refused'
+  | 'credentials unreadable'
   | 'rate limited'
   | 'redirect'
   | 'server error'
@@ -43,7 +44,7 @@ const REFUSED: Record<Wallet, string> = {
  * The wallet extension's answer to a failed call: the processor does not know the card, 404 `no
  * card`; it refuses the request as invalid, 400 `bad request`; anything else (unreachable, slower
  * than ISSUER_TIMEOUT_MS, 5xx, our credentials refused, 429, a redirect, a 2xx without the
- * payload), 503 `issuer unavailable` with Retry-After.
+ * payload, our stored credentials unreadable), 503 `issuer unavailable` with Retry-After.
  */
 export function failureAnswer(failure: ProcessorFailure, wallet: Wallet): DomainError {
   if (failure === 'no card') return Errors.noCard();
