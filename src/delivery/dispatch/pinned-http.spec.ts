@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT, CLIENT_CA, RSA_CLIENT } from '../../../test/support/client-certificates';
+import { CLIENT, CLIENT_CA, RSA_8192_KEY, RSA_CLIENT } from '../../../test/support/client-certificates';
 import type { AppConfig } from '../../config/app-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import type { UrlResolution } from '../../url-safety/url-resolution';
@@ -72,5 +72,11 @@ describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
     expect(await post({ identity: 'b', ...RSA_CLIENT })).toEqual([200, 'rsa.acme.test']);
     expect(await post({ identity: 'c', ...CLIENT })).toEqual([200, 'webhooks.acme.test']);
     expect(connections).toEqual(['rsa.acme.test', 'webhooks.acme.test']);
+  });
+
+  it('fails tls error without connecting for a key stored before its size was refused (docs/api.md 10.16)', async () => {
+    connections.length = 0;
+    expect(await post({ identity: 'long', certificate: RSA_CLIENT.certificate, privateKey: RSA_8192_KEY })).toBe('tls error');
+    expect(connections).toEqual([]);
   });
 });

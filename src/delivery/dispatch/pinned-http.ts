@@ -9,6 +9,7 @@ import type { DeliveryConfig } from '../../config/delivery-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import { UrlResolution } from '../../url-safety/url-resolution';
 import { checkUrl, portOf } from '../../url-safety/url-rules';
+import { privateKeyProblem } from '../../webhooks/client-certificate';
 import { ConnectionPools } from './connection-pools';
 
 /** Connection pools kept (per vetted address, port, host name and client certificate): ConnectionPools says which gives way past this. */
@@ -94,7 +95,10 @@ export class PinnedHttp implements OnApplicationShutdown {
     const port = Number(url.port || 443);
     const origin = `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
     try {
-      const answer = await this.poolFor(organizationId, address, port, check.hostname, client).request({
+      // A context that cannot be made (a stored key that no longer matches) fails as the handshake would.
+      const pool = this.poolFor(organizationId, address, port, check.hostname, client);
+      if (pool === undefined) return { kind: 'tls error' };
+      const answer = await pool.request({
         origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
@@ -124,16 +128,22 @@ export class PinnedHttp implements OnApplicationShutdown {
     return context;
   }
 
+  /**
+   * The pool of connections for the address, port, host name and client certificate; undefined
+   * when the certificate's key is outside docs/api.md 10.16's bounds (one stored before they were
+   * set: its every handshake would cost the event loop far more than any other's).
+   */
   private poolFor(
     organizationId: number,
     address: string,
     port: number,
     hostname: string | undefined,
     client: ClientCertificate | undefined,
-  ): Dispatcher {
+  ): Dispatcher | undefined {
     const key = `${address}|${port}|${hostname ?? ''}|${client?.identity ?? ''}`;
     let pool = this.pools.use(key);
     if (pool === undefined) {
+      if (client !== undefined && privateKeyProblem(client.privateKey, undefined) !== undefined) return undefined;
       // A given context wins over cert and key: a client certificate's pool has a context of its own.
       const secureContext =
         client === undefined ? this.secureContext : this.contextWith({ cert: client.certificate, key: client.privateKey });
