@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_CONTAINERS, MAX_JSON_MEMBERS, MAX_JSON_OBJECT_MEMBERS, jsonStructureProblem } from './json-structure';
+import { MAX_JSON_CONTAINERS, MAX_JSON_MEMBERS, MAX_JSON_OBJECT_MEMBERS, MAX_JSON_VALUES, jsonStructureProblem } from './json-structure';
 
 /* docs/api.md 4: the structure a JSON body may have, judged before it is parsed. */
 
@@ -34,6 +34,12 @@ describe('jsonStructureProblem', () => {
     const objects = (total: number) => listOf(Array.from({ length: total / 5_000 }, (_, i) => objectOf(5_000, i * 5_000)));
     expect(problemOf(objects(MAX_JSON_MEMBERS))).toBeUndefined();
     expect(problemOf(listOf([objects(MAX_JSON_MEMBERS), '{"x":1}']))).toBe('must hold at most 50000 members of objects');
+  });
+
+  it(`takes ${MAX_JSON_VALUES} values in arrays and objects together and refuses one more`, () => {
+    const values = (n: number) => listOf(Array.from({ length: n }, () => '0'));
+    expect(problemOf(values(MAX_JSON_VALUES))).toBeUndefined();
+    expect(problemOf(values(MAX_JSON_VALUES + 1))).toBe('must hold at most 100000 values in its arrays and objects');
   });
 
   it('counts nothing inside strings, escaped quotes and backslashes included', () => {

@@ -27,12 +27,13 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
   });
 }
 
-/** Starts the built server (`node dist/main.js`); `output` collects stdout and stderr. */
+/** Starts the built server (`node dist/main.js`, after `nodeArgs`); `output` collects stdout and stderr. */
 export function startServer(
   env: Record<string, string>,
   cwd?: string,
+  nodeArgs: readonly string[] = [],
 ): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(DIST, 'main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(DIST, 'main.js')], {
     env: { PATH: process.env.PATH, ...env },
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -108,7 +108,10 @@ function depthOf(root: unknown, deepest: number): number {
     if (typeof value !== 'object' || value === null) continue;
     found = Math.max(found, depth);
     if (found > deepest) return found;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+    for (const child of Object.values(value)) {
+      // Only containers go on the stack: an object of 10 000 numbers costs no 10 000 tuples.
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
   }
   return found;
 }
