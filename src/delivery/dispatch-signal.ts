@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EventTrace } from '../tracing/trace-context';
+import type { EventTrace } from './event-trace';
 
 /** Deliveries inserted already claimed by this instance's dispatcher: its claim token, the lease's end, and the webhooks left out. */
 export interface Handoff {

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics';
-import { parseTraceparent } from '../tracing/trace-context';
-import { SpanKind, type Tracing } from '../tracing/tracing';
+import type { TraceContext } from '../tracing/trace-context';
+import type { Tracing } from '../tracing/tracing';
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** The request id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
     id: string;
+    /** What the request's work hangs from in its trace (docs/api.md 10.17): its span's context (Tracing.requestSpan). */
+    trace?: TraceContext;
   }
 }
 
@@ -17,24 +19,25 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * One JSON line per request (docs/api.md 9): id, method, route, status and duration. Written by hand
  * rather than with pino-http so that no header, cookie or query string is ever serialized. The
- * same moment counts the request in the metrics (route pattern, method, status, duration) and,
- * when spans are exported (docs/api.md 10.17), records its span, under the caller's
- * `traceparent` when it sent a valid one: one timing for all three.
+ * same moment counts the request in the metrics (route pattern, method, status, duration) and
+ * ends its span (docs/api.md 10.17), begun when it arrived under the caller's `traceparent`:
+ * `req.trace` is what the request's own work hangs from (an event's acceptance).
  */
 export function requestLog(logger: Logger, metrics: Metrics, tracing: Tracing) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    const startedAt = Date.now();
     const given = req.headers['x-request-id'];
     req.id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
+    const span = tracing.requestSpan(req.method, req.headers);
+    req.trace = span.context;
     // 'close' comes after 'finish', and also when the client goes away first: one line either way.
     res.once('close', () => {
       const status = res.statusCode;
       const route = routeOf(req);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.httpRequest(route, req.method, status, durationMs / 1000);
-      if (tracing.exporting) traceRequest(tracing, req, route, status, startedAt);
+      span.end(route, status);
       const level = status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
@@ -52,14 +55,6 @@ export function requestLog(logger: Logger, metrics: Metrics, tracing: Tracing) {
     });
     next();
   };
-}
-
-/** The span of a request: its method and route pattern, never its path, query or headers. */
-function traceRequest(tracing: Tracing, req: Request, route: string | null, status: number, startedAt: number): void {
-  const caller = parseTraceparent(req.headers.traceparent);
-  const parent = caller && { traceId: caller.traceId, spanId: caller.parentId };
-  const attributes = { 'http.request.method': req.method, 'http.route': route ?? 'unmatched', 'http.response.status_code': status };
-  tracing.start(`${req.method} ${route ?? 'unmatched'}`, SpanKind.SERVER, parent, attributes, startedAt).end({}, status >= 500);
 }
 
 /** A segment long enough to be a token (ours are 43 base64url characters or more). */

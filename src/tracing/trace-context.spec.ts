@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { derivedTrace, newSpanId, newTraceId, parseTraceparent, parseTracestate, producerTraceOf, traceparentOf } from './trace-context';
+import { newSpanId, newTraceId, parseTraceparent, parseTracestate, producerContextOf, traceHeadersOf } from './trace-context';
 
 // randomBytes as Node's, unless a test makes it answer zeros first.
 vi.mock('node:crypto', async (original) => {
@@ -59,16 +59,13 @@ describe('parseTracestate', () => {
   });
 });
 
-describe('producerTraceOf (docs/api.md 10.17)', () => {
+describe('producerContextOf (docs/api.md 10.17)', () => {
   it("takes the producer's span as the parent, and its tracestate", () => {
-    expect(producerTraceOf(`00-${TRACE}-${PARENT}-01`, 'congo=1')).toEqual({
-      parent: { traceId: TRACE, parentId: PARENT, sampled: true },
-      traceState: 'congo=1',
-    });
+    expect(producerContextOf(`00-${TRACE}-${PARENT}-01`, 'congo=1')).toEqual({ traceId: TRACE, spanId: PARENT, traceState: 'congo=1' });
   });
 
-  it('gives no parent for a malformed traceparent (a new trace), and drops its tracestate', () => {
-    expect(producerTraceOf('00-nonsense', 'congo=1')).toEqual({});
+  it('gives no context for a malformed traceparent (a new trace), and drops its tracestate', () => {
+    expect(producerContextOf('00-nonsense', 'congo=1')).toBeUndefined();
   });
 });
 
@@ -87,17 +84,16 @@ describe('ids and the attempt header', () => {
   });
 
   it("writes an attempt's traceparent: the event's trace, the attempt's span, sampled, and it reads back", () => {
-    const header = traceparentOf(TRACE, PARENT);
-    expect(header).toBe(`00-${TRACE}-${PARENT}-01`);
-    expect(parseTraceparent(header)).toEqual({ traceId: TRACE, parentId: PARENT, sampled: true });
+    const { traceparent } = traceHeadersOf({ traceId: TRACE, spanId: PARENT });
+    expect(traceparent).toBe(`00-${TRACE}-${PARENT}-01`);
+    expect(parseTraceparent(traceparent)).toEqual({ traceId: TRACE, parentId: PARENT, sampled: true });
   });
 
-  it('derives the same trace from an event id on every read', () => {
-    expect(derivedTrace('evt_1')).toEqual(derivedTrace('evt_1'));
-    expect(derivedTrace('evt_1')).toEqual({
-      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
-      spanId: expect.stringMatching(/^[0-9a-f]{16}$/),
+  it('writes the tracestate as received beside it, and none when there is none', () => {
+    expect(traceHeadersOf({ traceId: TRACE, spanId: PARENT, traceState: 'congo=1' })).toEqual({
+      traceparent: `00-${TRACE}-${PARENT}-01`,
+      tracestate: 'congo=1',
     });
-    expect(derivedTrace('evt_2').traceId).not.toBe(derivedTrace('evt_1').traceId);
+    expect(traceHeadersOf({ traceId: TRACE, spanId: PARENT })).not.toHaveProperty('tracestate');
   });
 });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /*
  * W3C Trace Context (https://www.w3.org/TR/trace-context/), as docs/api.md 10.17 uses it: what a
@@ -6,8 +6,12 @@ import { createHash, randomBytes } from 'node:crypto';
  * (a malformed one is ignored, never an error), and the `traceparent` an attempt sends.
  */
 
-/** An event's trace: its id, the span of its acceptance (every attempt's span hangs from it), and the producer's `tracestate` to pass on as received. */
-export interface EventTrace {
+/**
+ * A trace context carried as a value (written as headers only at the wire, traceHeadersOf): the
+ * trace, the span that what comes next hangs from, and the producer's `tracestate` to pass on as
+ * received.
+ */
+export interface TraceContext {
   /** 32 lowercase hex digits, not all zero. */
   readonly traceId: string;
   /** 16 lowercase hex digits, not all zero. */
@@ -61,18 +65,19 @@ export function parseTracestate(header: string | string[] | undefined): string |
   return value;
 }
 
-/** What a producer's trace context headers give its events: their parent span, and the `tracestate` to pass on. */
-export interface ProducerTrace {
-  readonly parent?: TraceParent;
-  readonly traceState?: string;
-}
-
-/** A producer's headers read: its span as the parent, and its `tracestate` only beside a valid `traceparent`; nothing for none or a malformed one. */
-export function producerTraceOf(traceparent: string | string[] | undefined, tracestate: string | string[] | undefined): ProducerTrace {
+/**
+ * A producer's trace context headers read, once per request: its span as the parent, with its
+ * `tracestate` only beside a valid `traceparent`; undefined for none or a malformed one.
+ */
+export function producerContextOf(
+  traceparent: string | string[] | undefined,
+  tracestate: string | string[] | undefined,
+): TraceContext | undefined {
   const parent = parseTraceparent(traceparent);
-  if (parent === undefined) return {};
+  if (parent === undefined) return undefined;
   const traceState = parseTracestate(tracestate);
-  return traceState === undefined ? { parent } : { parent, traceState };
+  const context = { traceId: parent.traceId, spanId: parent.parentId };
+  return traceState === undefined ? context : { ...context, traceState };
 }
 
 export const newTraceId = (): string => randomNonZeroHex(16);
@@ -85,11 +90,8 @@ function randomNonZeroHex(bytes: number): string {
   }
 }
 
-/** The `traceparent` of an attempt: the event's trace, the attempt's own span as parent, sampled. */
-export const traceparentOf = (traceId: string, spanId: string): string => `00-${traceId}-${spanId}-01`;
-
-/** The trace of an event accepted before traces were kept: derived from its id, the same on every read. */
-export function derivedTrace(eventId: string): EventTrace {
-  const hash = createHash('sha256').update(`trace:${eventId}`).digest('hex');
-  return { traceId: hash.slice(0, 32), spanId: hash.slice(32, 48) };
+/** The headers of a request that carries `context` (an attempt's: the event's trace, the attempt's own span as parent, sampled). */
+export function traceHeadersOf({ traceId, spanId, traceState }: TraceContext): { traceparent: string; tracestate?: string } {
+  const traceparent = `00-${traceId}-${spanId}-01`;
+  return traceState === undefined ? { traceparent } : { traceparent, tracestate: traceState };
 }

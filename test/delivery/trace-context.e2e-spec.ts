@@ -108,7 +108,17 @@ describe('trace export over OTLP', () => {
   });
   afterAll(() => new Promise((resolve) => collector?.close(resolve)));
 
-  it("exports the request's, the acceptance's and the attempt's spans in the producer's trace, with no secret, body or path in them", async () => {
+  /** The spans the collector received (OTLP/HTTP JSON: ids in hex). */
+  const exportedSpans = () =>
+    exported.flatMap((payload) =>
+      (
+        JSON.parse(payload) as {
+          resourceSpans: { scopeSpans: { spans: { name: string; traceId: string; spanId: string; parentSpanId?: string }[] }[] }[];
+        }
+      ).resourceSpans.flatMap(({ scopeSpans }) => scopeSpans.flatMap(({ spans }) => spans)),
+    );
+
+  it("exports the request's, the acceptance's and the attempt's spans as one chain in the producer's trace, with no secret, body or path in them", async () => {
     const path = newPath();
     const { organizationId, secrets } = await h.organizationWith({
       traced: { url: `https://${HOOKS}${path}?key=url-secret`, headers: { 'X-Api-Key': 'header-secret' } },
@@ -117,12 +127,19 @@ describe('trace export over OTLP', () => {
     expect((await h.sendEvent({ type: 'user.updated', organization: organizationId, data }, { traceparent: TRACEPARENT })).status).toBe(
       202,
     );
-    await h.receiver.waitFor(`${path}?key=url-secret`, 1);
+    const [received] = await h.receiver.waitFor(`${path}?key=url-secret`, 1);
     // Closing flushes what the batch processor holds.
     await h.close();
     const spans = exported.join('\n');
     for (const name of ['POST /api/events', 'event accepted', 'webhook attempt']) expect(spans).toContain(name);
-    expect(spans).toContain(TRACE);
+    // One chain in the producer's trace: its span, the request's, the acceptance's, the attempt's, the receiver's.
+    const named = new Map(exportedSpans().map((span) => [span.name, span]));
+    const [request, acceptance, attempt] = ['POST /api/events', 'event accepted', 'webhook attempt'].map((name) => named.get(name)!);
+    expect([request, acceptance, attempt].map(({ traceId }) => traceId)).toEqual([TRACE, TRACE, TRACE]);
+    expect(request.parentSpanId).toBe(PRODUCER_SPAN);
+    expect(acceptance.parentSpanId).toBe(request.spanId);
+    expect(attempt.parentSpanId).toBe(acceptance.spanId);
+    expect(traceOf(received).parentId).toBe(attempt.spanId);
     for (const secret of ['url-secret', 'header-secret', 'body-secret', h.platformKey, secrets.traced, path])
       expect(spans).not.toContain(secret);
   });

@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { version } from '../../../package.json';
+import { AppConfig } from '../../config/app-config';
 import { SecretBox } from '../../crypto/secret-box';
 import { PINO } from '../../logging/pino.provider';
+import type { TraceContext } from '../../tracing/trace-context';
+import { Tracing } from '../../tracing/tracing';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
 import { decodeHeaders, sendableHeaders } from '../../webhooks/custom-headers';
 import { decodeReceiverAuth } from '../../webhooks/receiver-auth';
 import { customHeadersBinding, receiverAuthBinding, signingSecretBinding } from '../../webhooks/webhook.model';
 import { eventPayloadBinding } from '../delivery.model';
-import type { AttemptOutcome } from './attempt-outcome';
+import { derivedTrace, type EventTrace } from '../event-trace';
+import { type AttemptOutcome, classify, type ClassifiedOutcome } from './attempt-outcome';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
 import { ReceiverCredentials, WebhookSender } from './webhook-sender';
@@ -18,18 +22,26 @@ const NOT_MADE: AttemptOutcome = { kind: 'not made', durationMs: 0 };
 
 /**
  * One attempt (docs/api.md 10.3): the webhook's live secrets opened, the event's body (opened
- * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender.
- * An attempt that cannot be made because a secret or the body no longer opens (a key gone, a
- * row tampered with) is a failed attempt `internal error` that follows the schedule like any
- * other (docs/api.md 10.10): its outcome is `not made`.
+ * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender
+ * under the attempt's span (10.17), and read once (classify). An attempt that cannot be made
+ * because a secret or the body no longer opens (a key gone, a row tampered with) is a failed
+ * attempt `internal error` that follows the schedule like any other (docs/api.md 10.10): its
+ * outcome is `not made`.
  */
 @Injectable()
 export class AttemptRunner {
+  /** A 2xx slower than this does not let the webhook's limit of attempts in flight grow. */
+  private readonly inTimeMs: number;
+
   constructor(
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
+    private readonly tracing: Tracing,
     @Inject(PINO) private readonly logger: Logger,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.inTimeMs = config.delivery.timeoutMs / 2;
+  }
 
   /** An event's body as every attempt sends it, or undefined when it no longer opens. */
   openBody(stored: StoredBody): Buffer | undefined {
@@ -42,15 +54,38 @@ export class AttemptRunner {
   }
 
   /**
-   * `body` undefined: the event's body could not be read or opened. `trace`: the attempt's trace
-   * context (docs/api.md 10.17), sent beside the signed headers.
+   * The attempt, classified. `body` undefined: the event's body could not be read or opened.
+   * `event`: the event's trace (docs/api.md 10.17; undefined: one accepted before traces were
+   * kept, whose trace is derived from its id), where the attempt's span goes.
    */
   async run(
     delivery: ClaimedDelivery,
     target: WebhookTarget,
     body: Buffer | undefined,
     at: Date,
-    trace: { readonly traceparent: string; readonly tracestate?: string },
+    event: EventTrace | undefined,
+  ): Promise<ClassifiedOutcome> {
+    const span = this.tracing.attemptSpan(event ?? derivedTrace(delivery.eventId), () => ({
+      deliveryId: delivery.id,
+      eventId: delivery.eventId,
+      attempt: delivery.attempts + 1,
+      url: target.url,
+    }));
+    let outcome: ClassifiedOutcome | undefined;
+    try {
+      outcome = classify(await this.made(delivery, target, body, at, span.context), this.inTimeMs);
+      return outcome;
+    } finally {
+      span.end(outcome ?? { ok: false, status: null, error: null });
+    }
+  }
+
+  private async made(
+    delivery: ClaimedDelivery,
+    target: WebhookTarget,
+    body: Buffer | undefined,
+    at: Date,
+    trace: TraceContext,
   ): Promise<AttemptOutcome> {
     if (body === undefined) return NOT_MADE;
     let signature: string;
@@ -87,10 +122,9 @@ export class AttemptRunner {
         'webhook-id': delivery.eventId,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': signature,
-        traceparent: trace.traceparent,
-        ...(trace.tracestate !== undefined && { tracestate: trace.tracestate }),
       },
       body,
+      trace,
       credentials,
     });
   }

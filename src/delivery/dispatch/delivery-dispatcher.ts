@@ -10,7 +10,6 @@ import { PINO } from '../../logging/pino.provider';
 import { Metrics } from '../../metrics/metrics';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
 import { DispatchSignal, Handoff, HandedDelivery, HandedEvent, LocalDispatcher } from '../dispatch-signal';
-import { classify } from './attempt-outcome';
 import { AttemptRecords } from './attempt-records';
 import { AttemptRunner } from './attempt-runner';
 import { CLAIM_TRANSACTION, ClaimedDelivery, DeliveryQueue, StoredBody } from './delivery-queue';
@@ -21,8 +20,7 @@ import { HeldClaims } from './held-claims';
 import { DispatchScheduler } from './scheduling/dispatch-scheduler';
 import { EventBodies } from './scheduling/event-bodies';
 import { WebhookDisablingService } from './webhook-disabling.service';
-import { derivedTrace, type EventTrace, traceparentOf } from '../../tracing/trace-context';
-import { SpanKind, type TraceSpan, Tracing } from '../../tracing/tracing';
+import type { EventTrace } from '../event-trace';
 
 /** docs/api.md 10.5: a claim outlives the attempt's own deadline by this much. */
 const LEASE_MARGIN_MS = 30_000;
@@ -43,7 +41,7 @@ const HANDOFF_VIEW_MS = 5;
  * An attempt reads its webhook as stored when it starts (target, secrets, `disabled`: a
  * deleted webhook's delivery is cancelled, a disabled one's failed), holds its event's body from
  * EventBodies (read once per event, within DELIVERY_BUFFER_MB), is signed and sent
- * (AttemptRunner), read once (classify), and recorded (AttemptRecords: in batches, with the retry
+ * (AttemptRunner, which reads it once: classify), and recorded (AttemptRecords: in batches, with the retry
  * policy's next step and the endpoint's health; a webhook whose failures disable it is disabled
  * after). The scheduler hears of the answer (its webhook's adaptive limit); the claim's end
  * (HeldClaims, the one place a claim's life is kept) frees its place in DELIVERY_CONCURRENCY. At shutdown
@@ -85,7 +83,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     disabling: WebhookDisablingService,
     private readonly signal: DispatchSignal,
     private readonly metrics: Metrics,
-    private readonly tracing: Tracing,
     config: AppConfig,
     @Inject(PINO) private readonly logger: Logger,
   ) {
@@ -299,7 +296,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
    * ends); after it, the claim is left to its lease (sending it again at once would send it twice).
    */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
-    let span: TraceSpan | undefined;
     try {
       if (target === undefined || target.disabled) {
         await this.claims.end(delivery, target === undefined ? 'cancelled' : 'failed');
@@ -311,19 +307,8 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
         return;
       }
       const at = new Date();
-      const event = this.bodies.about(delivery.eventId);
-      span = this.attemptSpan(delivery, target, event);
-      const trace = { traceparent: traceparentOf(span.traceId, span.spanId), tracestate: event?.traceState };
-      const made = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at, trace);
+      const outcome = await this.runner.run(delivery, target, this.bodies.get(delivery.eventId), at, this.bodies.about(delivery.eventId));
       this.claims.sent(delivery);
-      const outcome = classify(made, this.config.timeoutMs / 2);
-      span.end(
-        this.tracing.exporting
-          ? { 'http.response.status_code': outcome.status ?? undefined, 'webhook.attempt.error': outcome.error ?? undefined }
-          : undefined,
-        !outcome.ok,
-      );
-      span = undefined;
       this.metrics.attemptMade(outcome);
       this.scheduler.answered(delivery, outcome, Date.now());
       if (!outcome.unanswered) this.poke();
@@ -331,7 +316,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
       await this.claims.end(delivery, recorded === undefined ? 'unrecorded' : recorded.held ? 'recorded' : 'lost');
       if (recorded?.verdict !== undefined) this.scheduler.noteBreaker(delivery.webhookId, recorded.verdict.health.breakerOpenUntil);
     } catch (error) {
-      span?.end(undefined, true);
       this.warn(error, 'a delivery attempt failed unexpectedly');
       // Not sent: due again at once. Sent: its lease gives it back, not sooner than a retry would.
       if (this.claims.wasSent(delivery)) await this.claims.end(delivery, 'unrecorded');
@@ -339,23 +323,6 @@ export class DeliveryDispatcher implements LocalDispatcher, OnApplicationBootstr
     } finally {
       this.poke();
     }
-  }
-
-  /**
-   * The span of an attempt (docs/api.md 10.17): in its event's trace, under the span of the
-   * event's acceptance; the receiver's spans hang from it. Its host, never the URL's path or query.
-   */
-  private attemptSpan(delivery: ClaimedDelivery, target: WebhookTarget, event: EventTrace | undefined): TraceSpan {
-    // Its attributes only when spans are exported: with tracing off, only its ids are made (10.17's cost bound).
-    const attributes = this.tracing.exporting
-      ? {
-          'webhook.delivery.id': delivery.id,
-          'webhook.event.id': delivery.eventId,
-          'webhook.attempt': delivery.attempts + 1,
-          'server.address': new URL(target.url).hostname,
-        }
-      : undefined;
-    return this.tracing.start('webhook attempt', SpanKind.CLIENT, event ?? derivedTrace(delivery.eventId), attributes);
   }
 
   private track(work: Promise<void>): void {

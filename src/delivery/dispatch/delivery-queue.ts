@@ -8,7 +8,7 @@ import { TEST_EVENT } from '../../event-types/event-types';
 import { targetOfRow, WebhookSql, WebhookTarget } from '../../webhooks/webhook-sql';
 import { sealedFromJson } from '../events/sealed-json';
 import { HEAD_OF_ORDER } from '../order-head';
-import { derivedTrace, type EventTrace } from '../../tracing/trace-context';
+import { derivedTrace, type EventTrace } from '../event-trace';
 import { HealthSql } from '../webhook-health-sql';
 import { DispatchDatabase } from './dispatch-database';
 import { DeliveryTransitions, LANE } from './delivery-transitions';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { parseTraceparent } from '../../tracing/trace-context';
+import { type TraceContext, traceHeadersOf } from '../../tracing/trace-context';
 import type { ReceiverAuth } from '../../webhooks/receiver-auth';
 import type { AttemptOutcome } from './attempt-outcome';
 import { OAuthTokens } from './oauth/oauth-tokens';
@@ -23,6 +23,8 @@ export interface AttemptRequest {
   readonly headers: Record<string, string>;
   /** The held one: undici writes it as it is, no copy per attempt. */
   readonly body: Buffer;
+  /** The attempt's span (docs/api.md 10.17): its `traceparent` goes beside the signed headers, and a token request hangs from it. */
+  readonly trace: TraceContext;
   readonly credentials?: ReceiverCredentials;
 }
 
@@ -46,10 +48,11 @@ export class WebhookSender {
     this.timeoutMs = config.delivery.timeoutMs;
   }
 
-  async send({ organizationId, url, headers, body, credentials }: AttemptRequest): Promise<AttemptOutcome> {
+  async send({ organizationId, url, headers: signed, body, trace, credentials }: AttemptRequest): Promise<AttemptOutcome> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     const signal = AbortSignal.timeout(this.timeoutMs);
+    const headers: Record<string, string> = { ...signed, ...traceHeadersOf(trace) };
     let sent = headers;
     let client: ClientCertificate | undefined;
     let refused = (): void => undefined;
@@ -59,10 +62,8 @@ export class WebhookSender {
       const identity = createHash('sha256').update(JSON.stringify(credentials)).digest('base64url');
       if (auth.type === 'mtls') client = { identity, certificate: auth.certificate, privateKey: auth.privateKey };
       else {
-        // The attempt's own span is the parent its traceparent names (docs/api.md 10.17): the token request's too.
-        const trace = parseTraceparent(headers.traceparent);
-        const attempt = trace && { traceId: trace.traceId, spanId: trace.parentId };
-        const got = await this.tokens.tokenFor({ organizationId, webhookId, identity }, auth, signal, attempt);
+        // The attempt's own span is the token request's parent too (docs/api.md 10.17).
+        const got = await this.tokens.tokenFor({ organizationId, webhookId, identity }, auth, signal, trace);
         if (!got.ok) return { kind: 'auth failed', failure: got.failure, durationMs: took() };
         sent = bearing(headers, got.token.value);
         refused = () => this.tokens.refused(webhookId, identity, got.token.value);

@@ -3,8 +3,9 @@ import { Errors } from '../../common/domain-error';
 import { SecretBox } from '../../crypto/secret-box';
 import { IdentityService } from '../../identity/identity.service';
 import { Metrics } from '../../metrics/metrics';
-import type { EventTrace, ProducerTrace } from '../../tracing/trace-context';
-import { SpanKind, type TraceSpan, Tracing } from '../../tracing/tracing';
+import type { TraceContext } from '../../tracing/trace-context';
+import type { EventTrace } from '../event-trace';
+import { Tracing } from '../../tracing/tracing';
 import { DispatchSignal, Handoff } from '../dispatch-signal';
 import type { AcceptedEventBatchDto } from './dto/event-batch.dto';
 import type { AcceptedEventDto } from './dto/event.dto';
@@ -45,8 +46,8 @@ export class EventIngest {
     private readonly tracing: Tracing,
   ) {}
 
-  /** One event; `producer`: what the request's trace context headers said (docs/api.md 10.17). */
-  async accept(event: IncomingEvent, idempotencyKey?: string, producer: ProducerTrace = {}): Promise<AcceptedEventDto> {
+  /** One event; `request`: what its acceptance hangs from in the request's trace (docs/api.md 10.17; undefined: a new trace). */
+  async accept(event: IncomingEvent, idempotencyKey?: string, request?: TraceContext): Promise<AcceptedEventDto> {
     const requestHash = requestHashOf(event.type, event.organization, event.data);
     const earlier = idempotencyKey === undefined ? undefined : await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
     if (earlier !== undefined) {
@@ -54,15 +55,8 @@ export class EventIngest {
       await this.events.forgetIdempotencyKeys([earlier.id]);
     }
     await this.pending.check(event.organization);
-    const span = this.acceptance(producer, { 'event.type': event.type, 'organization.id': event.organization });
-    const { event: written, body } = newEvent(
-      this.secrets,
-      event.organization,
-      event.type,
-      event.data,
-      traceOf(span, producer),
-      requestHash,
-    );
+    const span = this.tracing.acceptanceSpan(request, { 'event.type': event.type, 'organization.id': event.organization });
+    const { event: written, body } = newEvent(this.secrets, event.organization, event.type, event.data, span.trace, requestHash);
     const keyed = { ...written, idempotencyKey };
     const handoff = this.dispatch.handoff(keyed.bodyBytes);
     const outcome = await this.events.insert([keyed], handoff).finally(() => span.end({ 'event.id': keyed.id }));
@@ -84,7 +78,7 @@ export class EventIngest {
    * events written in one transaction, and each event answered in the order sent: a key seen
    * before as it was first answered, a new event with its id and deliveries.
    */
-  async acceptBatch(batch: readonly BatchEvent[], producer: ProducerTrace = {}): Promise<AcceptedEventBatchDto> {
+  async acceptBatch(batch: readonly BatchEvent[], request?: TraceContext): Promise<AcceptedEventBatchDto> {
     const hashes = batch.map(({ type, organization, data }) => requestHashOf(type, organization, data));
     const keys = batch.flatMap(({ organization, idempotencyKey }) =>
       idempotencyKey === undefined ? [] : [{ organizationId: organization, idempotencyKey }],
@@ -102,11 +96,11 @@ export class EventIngest {
     let { answers, expired } = replays(batch, hashes, earlier);
     await this.checkPending(batch, answers);
     // The events of one batch share its trace and the span of its acceptance (docs/api.md 10.17).
-    const span = this.acceptance(producer, { 'events.count': batch.length });
+    const span = this.tracing.acceptanceSpan(request, { 'events.count': batch.length });
     try {
       for (let writes = 1; ; writes++) {
         if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
-        const written = await this.writeNew(batch, hashes, answers, traceOf(span, producer));
+        const written = await this.writeNew(batch, hashes, answers, span.trace);
         if (written !== 'duplicate') return { events: written };
         if (writes === BATCH_WRITES) throw Errors.unavailable();
         ({ answers, expired } = replays(batch, hashes, await lookUpKeys()));
@@ -114,12 +108,6 @@ export class EventIngest {
     } finally {
       span.end();
     }
-  }
-
-  /** The span of an acceptance: the producer's child, or the root of a new trace. */
-  private acceptance(producer: ProducerTrace, attributes: Record<string, string | number>): TraceSpan {
-    const parent = producer.parent && { traceId: producer.parent.traceId, spanId: producer.parent.parentId };
-    return this.tracing.start('event accepted', SpanKind.SERVER, parent, attributes);
   }
 
   /** 429 queue full, naming the new events of each organization they would take over its pending limit. */
@@ -215,13 +203,6 @@ function replays(
     expired: found.flatMap((keyed, i) => (keyed !== undefined && kept[i] === undefined ? [keyed.id] : [])),
   };
 }
-
-/** An event's trace: its acceptance span's, and the producer's `tracestate` to pass on. */
-const traceOf = ({ traceId, spanId }: TraceSpan, { traceState }: ProducerTrace): EventTrace => ({
-  traceId,
-  spanId,
-  ...(traceState !== undefined && { traceState }),
-});
 
 /** A key still within its window; an older one is freed for the new event. */
 const live = ({ createdAt }: KeyedEvent): boolean => Date.now() - createdAt.getTime() < IDEMPOTENCY_WINDOW_MS;

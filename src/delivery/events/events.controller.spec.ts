@@ -60,19 +60,20 @@ describe('EventsController', () => {
     ingest.accept.mockResolvedValueOnce({ id: 'evt_x', deliveries: 2 });
     const data = JSON.parse('{"constructor":{"name":"x"},"toString":1,"list":[1,{"b":null}]}');
     expect(await send({ ...EVENT, data })).toEqual({ status: 202, body: { id: 'evt_x', deliveries: 2 } });
-    expect(ingest.accept).toHaveBeenCalledWith({ ...EVENT, data }, 'key-1', {});
+    expect(ingest.accept).toHaveBeenCalledWith({ ...EVENT, data }, 'key-1', undefined);
   });
 
-  it("hands ingest the producer's trace context (docs/api.md 10.17), and nothing of a malformed one", async () => {
+  it("hands ingest the request's trace context (docs/api.md 10.17), and nothing of a malformed one", async () => {
     ingest.accept.mockResolvedValue({ id: 'evt_x', deliveries: 0 });
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     await app.http().post('/events').set({ traceparent, tracestate: 'congo=1' }).send(EVENT);
     expect(ingest.accept).toHaveBeenLastCalledWith(EVENT, undefined, {
-      parent: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', sampled: true },
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
       traceState: 'congo=1',
     });
     await app.http().post('/events').set({ traceparent: '00-nonsense', tracestate: 'congo=1' }).send(EVENT);
-    expect(ingest.accept).toHaveBeenLastCalledWith(EVENT, undefined, {});
+    expect(ingest.accept).toHaveBeenLastCalledWith(EVENT, undefined, undefined);
   });
 
   describe('POST /events/batch', () => {
@@ -128,20 +129,21 @@ describe('EventsController', () => {
         ],
       };
       expect(await sendBatch(body)).toEqual({ status: 202, body: answer });
-      expect(ingest.acceptBatch).toHaveBeenCalledWith(body.events, {});
+      expect(ingest.acceptBatch).toHaveBeenCalledWith(body.events, undefined);
     });
 
-    it("hands ingest the producer's trace context for the whole batch (docs/api.md 10.17), and nothing of a malformed one", async () => {
+    it("hands ingest the request's trace context for the whole batch (docs/api.md 10.17), and nothing of a malformed one", async () => {
       ingest.acceptBatch.mockResolvedValue({ events: [{ id: 'evt_a', deliveries: 0 }] });
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
       const body = { events: [EVENT] };
       await app.http().post('/events/batch').set({ traceparent, tracestate: 'congo=1' }).send(body);
       expect(ingest.acceptBatch).toHaveBeenLastCalledWith(body.events, {
-        parent: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', sampled: true },
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        spanId: '00f067aa0ba902b7',
         traceState: 'congo=1',
       });
       await app.http().post('/events/batch').set({ traceparent: '00-nonsense', tracestate: 'congo=1' }).send(body);
-      expect(ingest.acceptBatch).toHaveBeenLastCalledWith(body.events, {});
+      expect(ingest.acceptBatch).toHaveBeenLastCalledWith(body.events, undefined);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, PlatformApi } from '../../auth/auth.decorators';
 import type { PlatformCaller } from '../../identity/caller';
@@ -11,14 +11,8 @@ import { EventBatchRequestPipe, EventRequestPipe } from './event-request.pipe';
 import { EventIngest } from './event-ingest.service';
 import type { BatchEvent } from './incoming-batch';
 import type { IncomingEvent } from './incoming-event';
-import { producerTraceOf } from '../../tracing/trace-context';
-
-/** W3C Trace Context (docs/api.md 10.17): a producer's trace, which its events' attempts join; a malformed one is ignored. */
-const TraceContextHeaders = () =>
-  applyDecorators(
-    ApiHeader({ name: 'traceparent', required: false, description: 'W3C Trace Context: the trace every attempt of the events joins' }),
-    ApiHeader({ name: 'tracestate', required: false, description: 'W3C Trace Context: passed on to every attempt as received' }),
-  );
+import { RequestTrace, TraceContextHeaders } from '../../tracing/request-trace.decorator';
+import type { TraceContext } from '../../tracing/trace-context';
 
 /** The errors of both routes (docs/api.md 10.1, 10.1.1): the same checks, of one event or of each. */
 const EventErrorResponses = () =>
@@ -57,11 +51,10 @@ export class EventsController {
   acceptEvent(
     @Caller() caller: PlatformCaller,
     @RequestInput(EventRequestPipe) { event, idempotencyKey }: { event: IncomingEvent; idempotencyKey?: string },
-    @Headers('traceparent') traceparent?: string,
-    @Headers('tracestate') tracestate?: string,
+    @RequestTrace() trace?: TraceContext,
   ): Promise<AcceptedEventDto> {
     refuseOrganizationOutsideKey(caller, event.organization);
-    return this.ingest.accept(event, idempotencyKey, producerTraceOf(traceparent, tracestate));
+    return this.ingest.accept(event, idempotencyKey, trace);
   }
 
   @Post('batch')
@@ -76,10 +69,9 @@ export class EventsController {
   acceptEventBatch(
     @Caller() caller: PlatformCaller,
     @RequestInput(EventBatchRequestPipe) events: BatchEvent[],
-    @Headers('traceparent') traceparent?: string,
-    @Headers('tracestate') tracestate?: string,
+    @RequestTrace() trace?: TraceContext,
   ): Promise<AcceptedEventBatchDto> {
     refuseBatchOutsideKey(caller, events);
-    return this.ingest.acceptBatch(events, producerTraceOf(traceparent, tracestate));
+    return this.ingest.acceptBatch(events, trace);
   }
 }

@@ -10,7 +10,7 @@ import type { Transaction } from '../../database/unit-of-work';
 import { WebhookSql } from '../../webhooks/webhook-sql';
 import type { HandedDelivery, Handoff } from '../dispatch-signal';
 import { HealthSql } from '../webhook-health-sql';
-import type { EventTrace } from '../../tracing/trace-context';
+import type { EventTrace } from '../event-trace';
 import { IngestDatabase } from './ingest-database';
 import { sealedToJson } from './sealed-json';
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box';
-import type { EventTrace } from '../../tracing/trace-context';
+import type { EventTrace } from '../event-trace';
 import { eventPayloadBinding } from '../delivery.model';
 import type { NewEvent } from './events.repository';
 

@@ -4,7 +4,7 @@ import { AttemptRow, DeliveryLogRepository, DeliveryRow, LogFilters, LogPosition
 import { PageCursors, PageFilters } from '../../crypto/page-cursors';
 import type { DeliveryState } from '../delivery.model';
 import { TEST_EVENT } from '../../event-types/event-types';
-import { derivedTrace } from '../../tracing/trace-context';
+import { derivedTrace } from '../event-trace';
 import { WebhookAccess, type WebhookIdentity } from '../../webhooks/webhook-access';
 import type { AttemptDto, DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery-log.dto';
 import type { DeliveryLogQueryDto } from './dto/delivery-log-query.dto';

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Request } from 'express';
 import { Test } from '@nestjs/testing';
 import { ThrottlerModule, ThrottlerStorage } from '@nestjs/throttler';
 import request from 'supertest';
@@ -17,6 +18,7 @@ import type { PlatformCaller, SessionCaller, WalletCaller } from '../../../src/i
 import { createPino, PINO } from '../../../src/logging/pino.provider';
 import { ClientLimits } from '../../../src/rate-limit/client-limits';
 import { SessionRateLimitGuard } from '../../../src/rate-limit/session-rate-limit.guard';
+import { Tracing } from '../../../src/tracing/tracing';
 import { AddressPolicy, PUBLIC_ONLY } from '../../../src/url-safety/public-address';
 import { UrlResolution } from '../../../src/url-safety/url-resolution';
 
@@ -90,6 +92,12 @@ export async function controllerSetup(controllers: Type[]): Promise<ControllerCo
     .useMocker((token) => (typeof token === 'function' ? mockOf(token as Type) : undefined))
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(10_000), { bodyParser: false, logger: false });
+  // What the request log does in the application: the request's trace context (here, never exported).
+  const tracing = new Tracing({ tracing: { exportUrl: undefined, serviceName: 'test' } } as AppConfig);
+  app.use((req: Request, _res: unknown, next: () => void) => {
+    req.trace = tracing.requestSpan(req.method, req.headers).context;
+    next();
+  });
   app.use(jsonBody(BODY_LIMIT, JSON_TYPES));
   await app.init();
   return {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AppConfig } from '../../../config/app-config';
 import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
 import type { PinnedAnswer, PinnedHttp, PinnedRequest } from '../pinned-http';
-import { SpanKind, type Tracing } from '../../../tracing/tracing';
+import type { Tracing } from '../../../tracing/tracing';
 import { OAuthTokens } from './oauth-tokens';
 
 const OWNER = { organizationId: 7, webhookId: 1, identity: 'a' };
@@ -20,7 +20,7 @@ function setUp(answer: (request: PinnedRequest) => Promise<PinnedAnswer>) {
   const post = vi.fn(answer);
   const spans: unknown[][] = [];
   const tracing = {
-    start: (...begun: unknown[]) => ({ end: (...ended: unknown[]) => spans.push([...begun, ...ended]) }),
+    tokenSpan: (...begun: unknown[]) => ({ end: (...ended: unknown[]) => spans.push([...begun, ...ended]) }),
   };
   return { tokens: new OAuthTokens({ post } as unknown as PinnedHttp, tracing as unknown as Tracing, CONFIG), post, spans };
 }
@@ -82,19 +82,10 @@ describe('OAuthTokens (docs/api.md 10.16)', () => {
     expect(await tokens.tokenFor(OWNER, SETTINGS, signal)).toEqual({ ok: true, token: { value: 't2' } });
   });
 
-  it("traces each request under the attempt's span (docs/api.md 10.17): the host, the status, the failure, never the path, the form or the token", async () => {
+  it("traces each request under the attempt's span (docs/api.md 10.17): its token URL, the status and the failure, never the form or the token", async () => {
     const { tokens, spans } = setUp(async () => answered(503));
     const attempt = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
     await tokens.tokenFor(OWNER, SETTINGS, new AbortController().signal, attempt);
-    expect(spans).toEqual([
-      [
-        'oauth token request',
-        SpanKind.CLIENT,
-        attempt,
-        { 'server.address': 'auth.example.com' },
-        { 'http.response.status_code': 503, 'webhook.token.failure': 'answered' },
-        true,
-      ],
-    ]);
+    expect(spans).toEqual([[attempt, SETTINGS.tokenUrl, { 'http.response.status_code': 503, 'webhook.token.failure': 'answered' }, true]]);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { SpanKind, type SpanParent, Tracing } from '../../../tracing/tracing';
+import { type SpanParent, Tracing } from '../../../tracing/tracing';
 import type { OAuth2Settings } from '../../../webhooks/receiver-auth';
 import { PinnedAnswer, PinnedHttp, RequestFailure } from '../pinned-http';
 import { AccessTokens, TokenResult } from './access-tokens';
@@ -67,9 +67,7 @@ export class OAuthTokens {
     settings: OAuth2Settings,
     attempt: SpanParent | undefined,
   ): Promise<TokenResult<TokenFailure>> {
-    const span = this.tracing.start('oauth token request', SpanKind.CLIENT, attempt, {
-      'server.address': new URL(settings.tokenUrl).hostname,
-    });
+    const span = this.tracing.tokenSpan(attempt, settings.tokenUrl);
     const { headers, body } = tokenRequestOf(settings);
     const answer = await this.http.post({
       url: settings.tokenUrl,
