@@ -170,3 +170,26 @@ describe('SecretBox', () => {
     });
   });
 });
+
+describe('SecretBox.openJson', () => {
+  const box = boxWith(randomBytes(32));
+  const isList = (value: unknown): string[] | undefined =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+
+  it('opens a sealed JSON value and decodes it', () => {
+    expect(box.openJson(box.seal('["a","b"]', ROW), ROW, 'the list', isList)).toEqual(['a', 'b']);
+  });
+
+  it('throws for a value of another shape, naming what it is and quoting none of it', () => {
+    expect(() => box.openJson(box.seal('{"s3cret":1}', ROW), ROW, 'the list', isList)).toThrow(/^the list: not of the shape stored$/);
+  });
+
+  it('throws for text that is not JSON without the parser’s message, which would quote it', () => {
+    expect(() => box.openJson(box.seal('["s3cret"', ROW), ROW, 'the list', isList)).toThrow(/^the list: not JSON$/);
+  });
+
+  it('throws as open does for a value bound to another row', () => {
+    const sealed = box.seal('[]', { ...ROW, row: 'other' });
+    expect(() => box.openJson(sealed, ROW, 'the list', isList)).toThrow(/unable to authenticate/);
+  });
+});

@@ -61,6 +61,24 @@ export class SecretBox {
     return this.decrypt(sealed, additionalData(binding));
   }
 
+  /**
+   * A sealed JSON value, opened and decoded by `decode` (which answers undefined for a value of
+   * the wrong shape): the one way sealed JSON is read, never cast. Throws, naming `what` and never
+   * the text, when it does not open, is not JSON, or is not of the shape.
+   */
+  openJson<T>(sealed: SealedSecret, binding: SecretBinding, what: string, decode: (value: unknown) => T | undefined): T {
+    let value: unknown;
+    try {
+      value = JSON.parse(this.open(sealed, binding));
+    } catch (error) {
+      // A parser's message quotes the text it failed on: the secret itself.
+      throw error instanceof SyntaxError ? new Error(`${what}: not JSON`) : error;
+    }
+    const decoded = decode(value);
+    if (decoded === undefined) throw new Error(`${what}: not of the shape stored`);
+    return decoded;
+  }
+
   /** For the BindSealedSecrets migration only: a secret sealed before rows were bound. */
   openUnbound(sealed: SealedSecret): string {
     return this.decrypt(sealed);

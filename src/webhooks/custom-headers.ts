@@ -61,23 +61,9 @@ const isRefusedHeaderName = (name: string): boolean => {
 const isHeaderPair = (item: unknown): item is [string, string] =>
   Array.isArray(item) && item.length === 2 && typeof item[0] === 'string' && typeof item[1] === 'string';
 
-/**
- * A webhook's headers as stored, once opened (the JSON list a write sealed): what an attempt
- * sends and what a write merges into. Checked, not cast, since a row is whatever storage gives
- * back; throws when it is not a list of [name, value] pairs of strings, with a message that
- * quotes none of it (JSON.parse's would quote the text, a credential).
- */
-export function decodeHeaders(json: string): HeaderList {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(json);
-  } catch {
-    throw new Error('the stored custom headers are not JSON');
-  }
-  if (!Array.isArray(decoded) || !decoded.every(isHeaderPair))
-    throw new Error('the stored custom headers are not a list of [name, value] pairs');
-  return decoded;
-}
+/** A stored list of custom headers, decoded (undefined: not a list of [name, value] pairs). */
+export const headerListOf = (value: unknown): HeaderList | undefined =>
+  Array.isArray(value) && value.every(isHeaderPair) ? value : undefined;
 
 /** The stored headers an attempt sends: one stored before its name was refused is no longer sent. */
 export const sendableHeaders = (headers: HeaderList): HeaderList => headers.filter(([name]) => !isRefusedHeaderName(name));

@@ -59,32 +59,25 @@ export function authViewOf(settings: ReceiverAuth): AuthView {
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
-const isOptionalText = (value: unknown): boolean => value === undefined || isText(value);
+const optionalText = (value: unknown): string | undefined | false => (value === undefined || isText(value) ? value : false);
 
 /**
- * A webhook's settings as stored, once opened (the JSON a write sealed): what an attempt
- * authenticates with. Checked, not cast, since a row is whatever storage gives back; throws
- * when they are not settings of a known type, with a message that quotes none of them.
+ * A webhook's settings as stored, decoded member by member (undefined: not settings of a known
+ * type): what an attempt authenticates with, never a cast of what storage gave back.
  */
-export function decodeReceiverAuth(json: string): ReceiverAuth {
-  let decoded: Record<string, unknown>;
-  try {
-    decoded = JSON.parse(json) as Record<string, unknown>;
-  } catch {
-    throw new Error('the stored receiver authentication is not JSON');
+export function receiverAuthOf(value: unknown): ReceiverAuth | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  if (stored.type === 'mtls') {
+    const { certificate, privateKey } = stored;
+    return isText(certificate) && isText(privateKey) ? { type: 'mtls', certificate, privateKey } : undefined;
   }
-  const valid =
-    typeof decoded === 'object' &&
-    decoded !== null &&
-    ((decoded.type === 'mtls' && isText(decoded.certificate) && isText(decoded.privateKey)) ||
-      (decoded.type === 'oauth2' &&
-        isText(decoded.tokenUrl) &&
-        isText(decoded.clientId) &&
-        isText(decoded.clientSecret) &&
-        isOptionalText(decoded.scope) &&
-        isOptionalText(decoded.audience)));
-  if (!valid) throw new Error('the stored receiver authentication is not oauth2 or mtls settings');
-  return settingsOf(decoded as unknown as ReceiverAuth);
+  if (stored.type !== 'oauth2') return undefined;
+  const { tokenUrl, clientId, clientSecret } = stored;
+  const scope = optionalText(stored.scope);
+  const audience = optionalText(stored.audience);
+  if (!isText(tokenUrl) || !isText(clientId) || !isText(clientSecret) || scope === false || audience === false) return undefined;
+  return settingsOf({ type: 'oauth2', tokenUrl, clientId, clientSecret, scope, audience });
 }
 
 /**

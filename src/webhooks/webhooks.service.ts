@@ -8,7 +8,7 @@ import { type Transaction, UnitOfWork } from '../database/unit-of-work';
 import { NamedUrl, UrlResolution } from '../url-safety/url-resolution';
 import { portOf } from '../url-safety/url-rules';
 import type { CreatedWebhookDto, NamedWebhookDto, ReplacedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
-import { decodeHeaders, HeaderList, headerLimitProblems, MASKED_VALUE, mergeHeaders } from './custom-headers';
+import { HeaderList, headerLimitProblems, headerListOf, MASKED_VALUE, mergeHeaders } from './custom-headers';
 import { changedFields, setFields } from './audit-fields';
 import { credentialOriginProblems, newOrigins } from './credential-origins';
 import { authorizationProblems } from './receiver-auth';
@@ -322,7 +322,7 @@ export class WebhooksService {
    */
   private headersWrite(organizationId: number, name: string, change: HeadersChange, stored: SealedSecret | null) {
     const binding = customHeadersBinding(organizationId, name);
-    const open = (sealed: SealedSecret): HeaderList => decodeHeaders(this.secrets.open(sealed, binding));
+    const open = (sealed: SealedSecret): HeaderList => this.secrets.openJson(sealed, binding, 'the stored custom headers', headerListOf);
     let current: HeaderList | undefined = [];
     if (stored !== null && 'replace' in change) current = tryOpen(() => open(stored));
     else if (stored !== null) current = open(stored);

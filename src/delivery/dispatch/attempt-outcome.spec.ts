@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type AttemptOutcome, classify } from './attempt-outcome';
-import type { TokenFailure } from './oauth/oauth-tokens';
+import type { TokenFailure } from './receiver-auth/oauth-tokens';
 
 const IN_TIME_MS = 500;
 const answered = (status: number, durationMs = 100, retryAfterSeconds?: number): AttemptOutcome => ({

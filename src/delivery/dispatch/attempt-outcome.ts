@@ -1,5 +1,5 @@
 import type { AttemptError } from '../delivery.model';
-import type { TokenFailure } from './oauth/oauth-tokens';
+import type { TokenFailure } from './receiver-auth/oauth-tokens';
 import type { LimitSignal } from './scheduling/adaptive-limit';
 import type { EndpointSignal } from './scheduling/endpoint-health';
 
@@ -128,4 +128,10 @@ function failed(
   durationMs: number,
 ): ClassifiedOutcome {
   return { ok: false, status: null, error, endpoint, limit, unanswered, durationMs };
+}
+
+/** A 429's or 503's `Retry-After` in whole seconds, as an answer gave it (undefined: none, or a date, which is not followed). */
+export function retryAfterOf(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }

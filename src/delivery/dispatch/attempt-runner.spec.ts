@@ -6,6 +6,7 @@ import { SecretBox } from '../../crypto/secret-box';
 import type { AttemptSpan, Tracing } from '../../tracing/tracing';
 import { signingSecretBinding } from '../../webhooks/webhook.model';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
+import { TargetCredentials } from '../../webhooks/target-credentials';
 import type { AttemptOutcome } from './attempt-outcome';
 import { AttemptRunner } from './attempt-runner';
 import type { ClaimedDelivery } from './delivery-queue';
@@ -38,6 +39,7 @@ function runnerSending(send: (request: AttemptRequest) => Promise<AttemptOutcome
   const runner = new AttemptRunner(
     sender as unknown as WebhookSender,
     secrets,
+    new TargetCredentials(secrets),
     tracing as unknown as Tracing,
     { error: vi.fn() } as unknown as Logger,
     config,

@@ -7,22 +7,20 @@ import { PINO } from '../../logging/pino.provider';
 import type { TraceContext } from '../../tracing/trace-context';
 import { Tracing } from '../../tracing/tracing';
 import type { WebhookTarget } from '../../webhooks/webhook-sql';
-import { decodeHeaders, sendableHeaders } from '../../webhooks/custom-headers';
-import { decodeReceiverAuth } from '../../webhooks/receiver-auth';
-import { customHeadersBinding, receiverAuthBinding, signingSecretBinding } from '../../webhooks/webhook.model';
+import { type AttemptCredentials, TargetCredentials } from '../../webhooks/target-credentials';
 import { eventPayloadBinding } from '../delivery.model';
 import { derivedTrace, type EventTrace } from '../event-trace';
 import { type AttemptOutcome, classify, type ClassifiedOutcome } from './attempt-outcome';
 import type { ClaimedDelivery, StoredBody } from './delivery-queue';
 import { webhookSignature } from './webhook-signature';
-import { ReceiverCredentials, WebhookSender } from './webhook-sender';
+import { WebhookSender } from './webhook-sender';
 
 const USER_AGENT = `platform-api/${version}`;
 const NOT_MADE: AttemptOutcome = { kind: 'not made', durationMs: 0 };
 
 /**
- * One attempt (docs/api.md 10.3): the webhook's live secrets opened, the event's body (opened
- * once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender
+ * One attempt (docs/api.md 10.3): the webhook's live credentials opened (TargetCredentials), the
+ * event's body (opened once for all its deliveries, `openBody`) signed afresh for this moment, sent by WebhookSender
  * under the attempt's span (10.17), and read once (classify). An attempt that cannot be made
  * because a secret or the body no longer opens (a key gone, a row tampered with) is a failed
  * attempt `internal error` that follows the schedule like any other (docs/api.md 10.10): its
@@ -36,6 +34,7 @@ export class AttemptRunner {
   constructor(
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
+    private readonly credentials: TargetCredentials,
     private readonly tracing: Tracing,
     @Inject(PINO) private readonly logger: Logger,
     config: AppConfig,
@@ -88,44 +87,29 @@ export class AttemptRunner {
     trace: TraceContext,
   ): Promise<AttemptOutcome> {
     if (body === undefined) return NOT_MADE;
-    let signature: string;
-    let custom: Record<string, string> = {};
-    let credentials: ReceiverCredentials | undefined;
+    let credentials: AttemptCredentials;
     try {
-      // The newest secret first; a rotated-out one beside it until it expires (docs/api.md 10.3, 10.7).
-      const secrets = [this.secrets.open(target.secret, signingSecretBinding(delivery.organizationId, target.name))];
-      if (target.previous !== undefined && target.previous.expiresAt > at) {
-        secrets.push(this.secrets.open(target.previous.secret, signingSecretBinding(delivery.organizationId, target.name, 'previous')));
-      }
-      signature = webhookSignature(secrets, delivery.eventId, at, body);
-      // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
-      if (target.headers !== undefined) {
-        const stored = decodeHeaders(this.secrets.open(target.headers, customHeadersBinding(delivery.organizationId, target.name)));
-        custom = Object.fromEntries(sendableHeaders(stored));
-      }
-      // How it authenticates to its receiver (docs/api.md 10.16): a client secret or key, never logged.
-      if (target.auth !== undefined) {
-        const auth = decodeReceiverAuth(this.secrets.open(target.auth, receiverAuthBinding(delivery.organizationId, target.name)));
-        credentials = { webhookId: delivery.webhookId, auth };
-      }
+      credentials = this.credentials.open(delivery.organizationId, target, at);
     } catch (error) {
       this.logger.error({ delivery: delivery.id, err: { message: (error as Error).message } }, 'a delivery attempt could not be made');
       return NOT_MADE;
     }
+    const { signingSecrets, headers, auth } = credentials;
     return this.sender.send({
       organizationId: delivery.organizationId,
       url: target.url,
       headers: {
-        ...custom,
+        // The webhook's own headers (docs/api.md 10.15), beside the signed ones; their values are credentials, never logged.
+        ...headers,
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
         'webhook-id': delivery.eventId,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signature,
+        'webhook-signature': webhookSignature(signingSecrets, delivery.eventId, at, body),
       },
       body,
       trace,
-      credentials,
+      ...(auth !== undefined && { credentials: { webhookId: delivery.webhookId, auth } }),
     });
   }
 }

@@ -17,7 +17,8 @@ import { DispatchDatabase, DispatchWork } from './dispatch-database';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 import { EndpointHealthService } from './endpoint-health.service';
 import { WebhookDisablingService } from './webhook-disabling.service';
-import { OAuthTokens } from './oauth/oauth-tokens';
+import { OAuthTokens } from './receiver-auth/oauth-tokens';
+import { ReceiverAuthentication } from './receiver-auth/receiver-authentication';
 import { PinnedHttp } from './pinned-http';
 import { WebhookSender } from './webhook-sender';
 
@@ -41,6 +42,7 @@ import { WebhookSender } from './webhook-sender';
     DeliveryDispatcher,
     AttemptRunner,
     WebhookSender,
+    ReceiverAuthentication,
     PinnedHttp,
     OAuthTokens,
     { provide: DispatchWork, inject: [DispatchDatabase], useFactory: (db: DispatchDatabase) => new UnitOfWork(db) },
