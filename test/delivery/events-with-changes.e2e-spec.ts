@@ -17,6 +17,7 @@ import { TestApp } from '../support/test-app';
 
 const DIE_BETWEEN = join(__dirname, '..', 'support', 'die-between.cjs');
 const DAY_MS = 24 * 3600 * 1000;
+const PRODUCER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
   let database: TestDatabase;
@@ -51,6 +52,13 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
     DIE_AFTER: after,
     DIE_BEFORE: before,
   });
+  /** Each event's type and trace id (docs/api.md 10.17), in the order written. */
+  const eventTraces = async (organizationId: number): Promise<[string, string | null][]> =>
+    (
+      await t.dataSource.query('SELECT type, trace_id AS traceId FROM events WHERE organization_id = ? ORDER BY created_at', [
+        organizationId,
+      ])
+    ).map((row: { type: string; traceId: string | null }) => [row.type, row.traceId]);
   const eventTypes = async (organizationId: number): Promise<string[]> =>
     (await t.dataSource.query('SELECT type FROM events WHERE organization_id = ? ORDER BY created_at', [organizationId])).map(
       (row: { type: string }) => row.type,
@@ -71,7 +79,8 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
 
     expect((await runCli(args, serviceEnv())).code).toBe(0);
     expect(await statusOf()).toBe('frozen');
-    expect(await eventTypes(Number(organizationId))).toEqual(['card.updated']);
+    // An event of the service's own starts a trace of its own (docs/api.md 10.17).
+    expect(await eventTraces(Number(organizationId))).toEqual([['card.updated', expect.stringMatching(/^[0-9a-f]{32}$/)]]);
   });
 
   it('webhook disabling: killed between disabling the webhook and its webhook.disabled event, neither; run through, both', async () => {
@@ -104,7 +113,7 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
         await t
           .http()
           .post('/api/events')
-          .set('Authorization', `Bearer ${token}`)
+          .set({ Authorization: `Bearer ${token}`, traceparent: `00-${PRODUCER_TRACE}-00f067aa0ba902b7-01` })
           .send({ type: 'user.updated', organization: organizationId, data: {} })
       ).status,
     ).toBe(202);
@@ -140,6 +149,11 @@ describeEachDatabase('events written with the change', (kind: DatabaseKind) => {
     try {
       await waitForHealthy(`http://127.0.0.1:${port}/health`);
       await expect.poll(disabled, { timeout: 15_000 }).toEqual({ webhook: true, events: 1, audit: 1 });
+      // The disabling's event starts a trace of its own, not the one of the event whose attempt disabled the webhook (10.17).
+      const traces = new Map(await eventTraces(organizationId));
+      expect(traces.get('user.updated')).toBe(PRODUCER_TRACE);
+      expect(traces.get('webhook.disabled')).toMatch(/^[0-9a-f]{32}$/);
+      expect(traces.get('webhook.disabled')).not.toBe(PRODUCER_TRACE);
     } finally {
       surviving.child.kill('SIGTERM');
       await surviving.exited;

@@ -99,6 +99,51 @@ describeEachDatabase('ordered delivery', (kind: DatabaseKind) => {
     ]);
   });
 
+  /** The type and `n` of each request that arrived at `path`, in order. */
+  const arrivals = (path: string) =>
+    receiver.received
+      .filter((request) => request.path === path)
+      .map((request) => JSON.parse(request.body) as { type: string; data: { n?: number } });
+
+  it('sends a test ping beside a failing head, and lets the next delivery go once the head has failed for good', async () => {
+    const path = newPath();
+    receiver.on(path, { status: 500 });
+    const { organizationId, cookie } = await h.organizationWith({ held: { url: `https://${HOOKS}${path}`, ordered: true } });
+    for (let n = 0; n < 2; n++) await send(organizationId, n);
+    await receiver.waitFor(path, 1);
+    expect((await t.http().post('/api/webhook/held/test').set('Cookie', cookie)).status).toBe(202);
+    await expect.poll(() => arrivals(path).some(({ type }) => type === 'webhook.test'), { timeout: 10_000 }).toBe(true);
+    const events = () => arrivals(path).filter(({ type }) => type === 'user.updated');
+    expect(events().every(({ data }) => data.n === 0)).toBe(true);
+    // Six attempts (the first, then the schedule's five retries): the head has failed for good.
+    await expect.poll(() => events().filter(({ data }) => data.n === 0).length, { timeout: 20_000 }).toBe(6);
+    receiver.on(path, { status: 200 });
+    await expect.poll(() => events().some(({ data }) => data.n === 1), { timeout: 10_000 }).toBe(true);
+    const log = (await t.http().get('/api/webhook/held/deliveries?type=user.updated').set('Cookie', cookie)).body.data;
+    expect(log.at(-1)).toMatchObject({ state: 'failed', attempts: 6 });
+  });
+
+  it('changes nothing for a retry of a delivery waiting behind the head: it keeps its place', async () => {
+    const path = newPath();
+    receiver.on(path, { status: 500 });
+    const { organizationId, cookie } = await h.organizationWith({ waiting: { url: `https://${HOOKS}${path}`, ordered: true } });
+    for (let n = 0; n < 3; n++) await send(organizationId, n);
+    await receiver.waitFor(path, 1);
+    const log = async () =>
+      (await t.http().get('/api/webhook/waiting/deliveries').set('Cookie', cookie)).body.data as {
+        id: number;
+        nextAttemptAt: string | null;
+      }[];
+    const [last] = await log();
+    const retried = await t.http().post(`/api/webhook/waiting/deliveries/${last.id}/retry`).set('Cookie', cookie);
+    expect(retried).toMatchObject({ status: 202, body: { id: last.id, state: 'pending' } });
+    expect((await log())[0]).toMatchObject({ id: last.id, nextAttemptAt: null });
+    receiver.on(path, { status: 200 });
+    await expect.poll(() => new Set(arrivals(path).map(({ data }) => data.n)).size, { timeout: 15_000 }).toBe(3);
+    const firstArrivals = [...new Set(arrivals(path).map(({ data }) => data.n))];
+    expect(firstArrivals).toEqual([0, 1, 2]);
+  });
+
   it("keeps another organization's deliveries flowing while an ordered head waits", async () => {
     const stuck = newPath();
     const healthy = newPath();

@@ -1,10 +1,12 @@
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import type { Response } from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, CLIENT_CA, EXPIRED_CLIENT, RSA_1024_CLIENT, RSA_CLIENT } from '../support/client-certificates';
 import { DatabaseKind, describeEachDatabase } from '../support/databases';
 import { DeliveryHarness, HOOKS, HOOKS_ZONE, newPath } from '../support/delivery-harness';
+import { freePort } from '../support/ports';
 import type { TestApp } from '../support/test-app';
 import { bearer, startTokenServer, TokenAnswer, TokenServer } from '../support/token-server';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
@@ -71,10 +73,29 @@ describeEachDatabase('receiver authentication (docs/api.md 10.16)', (kind: Datab
   let mtls: WebhookReceiver;
   /** Every answer the tests got, to look for the secrets in. */
   const answers: string[] = [];
+  /** Every batch of spans exported over OTLP, and the port of the metrics: the secrets are looked for there too. */
+  const exported: string[] = [];
+  let collector: Server;
+  let metricsPort: number;
 
   beforeAll(async () => {
     [tokens, mtls] = await Promise.all([startTokenServer(), startWebhookReceiver({ clientCa: CLIENT_CA })]);
-    h = await DeliveryHarness.start(kind, { zone: ZONE, env: { DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    collector = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => (exported.push(Buffer.concat(chunks).toString()), res.writeHead(200).end('{}')));
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    metricsPort = await freePort();
+    h = await DeliveryHarness.start(kind, {
+      zone: ZONE,
+      env: {
+        DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
+        METRICS_PORT: String(metricsPort),
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+    });
     ({ app: t, receiver } = h);
     h.proxy.route(`${PUBLIC_T}:443`, tokens.port);
     h.proxy.route(`${PUBLIC_M}:443`, mtls.port);
@@ -82,7 +103,7 @@ describeEachDatabase('receiver authentication (docs/api.md 10.16)', (kind: Datab
   });
   afterAll(async () => {
     await h?.close();
-    await Promise.all([tokens?.close(), mtls?.close()]);
+    await Promise.all([tokens?.close(), mtls?.close(), new Promise((resolve) => collector?.close(resolve))]);
   });
 
   const kept = (res: Response): Response => (answers.push(res.text), res);
@@ -334,14 +355,16 @@ describeEachDatabase('receiver authentication (docs/api.md 10.16)', (kind: Datab
     });
   });
 
-  it('never shows the client secret, the private key or a token: not in an answer, a log line, an audit entry or a stored byte', async () => {
+  it('never shows the client secret, the private key or a token: not in an answer, a log line, an audit entry, a stored byte, a metric or a span', async () => {
     const stored: string[] = [];
     const tables: { name: string }[] =
       kind === 'sqlite'
         ? await t.dataSource.query("SELECT name FROM sqlite_master WHERE type = 'table'")
         : await t.dataSource.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()');
     for (const { name } of tables) stored.push(JSON.stringify(await t.dataSource.query(`SELECT * FROM ${name}`)));
-    const everything = [...answers, ...t.logs, ...stored].join('\n');
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    await expect.poll(() => exported.join('').includes('oauth token request'), { timeout: 10_000 }).toBe(true);
+    const everything = [...answers, ...t.logs, ...stored, metrics, ...exported].join('\n');
     expect(stored.join('').length).toBeGreaterThan(1000);
     expect(everything).not.toContain(CLIENT_SECRET);
     expect(everything).not.toContain(KEY_LINE);

@@ -92,12 +92,14 @@ export class DeliveryHarness {
     return new DeliveryHarness(app, target, token, options);
   }
 
-  /** Another delivering instance on this one's database, to the same target, with the same options: the caller closes it. */
+  /**
+   * Another delivering instance on this one's database, to the same target, with the same options
+   * but a metrics listener (a port is one process's): the caller closes it.
+   */
   another(): Promise<TestApp> {
-    return this.app.another({
-      zone: this.options.zone ?? HOOKS_ZONE,
-      env: { ...DELIVERY_DEFAULTS, ...this.target.env, ...this.options.env },
-    });
+    const env: Record<string, string> = { ...DELIVERY_DEFAULTS, ...this.target.env, ...this.options.env };
+    delete env.METRICS_PORT;
+    return this.app.another({ zone: this.options.zone ?? HOOKS_ZONE, env });
   }
 
   get receiver(): WebhookReceiver {
