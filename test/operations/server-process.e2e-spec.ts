@@ -41,6 +41,23 @@ class Servers {
     return this.spawn({ ...env, PORT: env.PORT ?? String((await freePorts(1))[0]) }, cwd);
   }
 
+  /**
+   * Starts `dist/main.js` on a free port and waits until it is healthy. A port found free can be
+   * taken before the server binds it (by any socket of the machine: an outgoing connection's local
+   * port is one too); the server then exits naming PORT, and is started again on another.
+   */
+  async startHealthy(env: Record<string, string>, cwd?: string): Promise<Server> {
+    for (let tries = 1; ; tries++) {
+      const server = await this.start(env, cwd);
+      try {
+        await healthy(server);
+        return server;
+      } catch (error) {
+        if (tries === 3 || !/PORT: \d+ is in use/.test(server.output.join(''))) throw error;
+      }
+    }
+  }
+
   /** Starts `dist/main.js` bound to 127.0.0.1 on the PORT given, right now. */
   spawn(env: Record<string, string> & { PORT: string }, cwd?: string): Server {
     const server = { ...startServer({ HOST: '127.0.0.1', ...env }, cwd), base: `http://127.0.0.1:${env.PORT}` };
@@ -58,11 +75,17 @@ class Servers {
   }
 }
 
+/** Waits until the server is healthy; one that exits first fails at once, with what it said, rather than after the wait's 30 s. */
 async function healthy(server: Server): Promise<void> {
+  const exited = server.exited.then((code) => {
+    throw new Error(`exited with ${code ?? server.child.signalCode} before it was healthy`);
+  });
   try {
-    await waitForHealthy(`${server.base}/health`, 30_000);
+    await Promise.race([waitForHealthy(`${server.base}/health`, 30_000), exited]);
   } catch (error) {
     throw new Error(`${(error as Error).message}; output: ${server.output.join('')}`, { cause: error });
+  } finally {
+    exited.catch(() => undefined);
   }
 }
 
@@ -474,8 +497,7 @@ describeEachDatabase('SIGTERM', (kind) => {
       DNS_TIMEOUT_MS: '1500',
     };
     // A first server migrates the database; then the CLI makes an owner with a session.
-    const server = await servers.start(env, cwd);
-    await healthy(server);
+    await servers.startHealthy(env, cwd);
     const cli = async (...args: string[]) => {
       const result = await runCli(args, env, cwd);
       if (result.code !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
@@ -495,8 +517,7 @@ describeEachDatabase('SIGTERM', (kind) => {
   });
 
   it('commits a write that reaches the database after the signal, answers it, then exits with code 0', async () => {
-    const server = await servers.start(env, cwd);
-    await healthy(server);
+    const server = await servers.startHealthy(env, cwd);
     const inFlight = await createInFlight(server, LATE_HOST);
 
     server.child.kill('SIGTERM');
@@ -506,15 +527,13 @@ describeEachDatabase('SIGTERM', (kind) => {
     expect(await exitOf(server)).toEqual({ code: 0, signal: null });
 
     // the next instance reads what the first one acknowledged while shutting down
-    const next = await servers.start(env, cwd);
-    await healthy(next);
+    const next = await servers.startHealthy(env, cwd);
     const stored = await fetch(`${next.base}/api/webhook/${inFlight.name}`, { headers: { cookie } });
     expect(stored.status).toBe(200);
   });
 
   it('lets the request in flight finish, then exits with code 0 (not by signal)', async () => {
-    const server = await servers.start(env, cwd);
-    await healthy(server);
+    const server = await servers.startHealthy(env, cwd);
     const inFlight = await createInFlight(server);
     expect(inFlight.settled()).toBe(false);
 
@@ -526,8 +545,7 @@ describeEachDatabase('SIGTERM', (kind) => {
   });
 
   it('refuses new connections while the request in flight finishes', async () => {
-    const server = await servers.start({ ...env, DNS_TIMEOUT_MS: '4000' }, cwd);
-    await healthy(server);
+    const server = await servers.startHealthy({ ...env, DNS_TIMEOUT_MS: '4000' }, cwd);
     const port = Number(new URL(server.base).port);
     const inFlight = await createInFlight(server);
 
@@ -541,8 +559,7 @@ describeEachDatabase('SIGTERM', (kind) => {
   }, 45_000);
 
   it('serves no further request on the kept-alive connection of the request in flight', async () => {
-    const server = await servers.start(env, cwd);
-    await healthy(server);
+    const server = await servers.startHealthy(env, cwd);
     // One socket: the follow-up request waits for it and goes out as soon as the answer is in.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
