@@ -80,3 +80,42 @@ describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
     expect(connections).toEqual([]);
   });
 });
+
+describe('PinnedHttp: key exchange (docs/api.md 10.4)', () => {
+  const config = { delivery: { timeoutMs: 2000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
+  const http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+  afterAll(() => http.onApplicationShutdown());
+
+  /** A receiver on loopback whose TLS offers only `options`' suites, and what an attempt to it comes to. */
+  const postTo = async (options: object) => {
+    const server = createServer(
+      { key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')), ...options },
+      (_, res) => res.end('ok'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+      const answer = await http.post({
+        url,
+        headers: {},
+        body: '{}',
+        signal: AbortSignal.timeout(2000),
+        readAtMost: 64,
+        organizationId: 1,
+      });
+      return answer.kind === 'answered' ? answer.status : answer.kind;
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  };
+
+  it('refuses finite-field Diffie-Hellman, whose group the receiver picks (8 192 bits: ~200 ms of the event loop a handshake)', async () => {
+    expect(
+      await postTo({ maxVersion: 'TLSv1.2', ciphers: 'DHE-RSA-AES128-GCM-SHA256', dhparam: readFileSync(join(TLS_DIR, 'dhe-2048.pem')) }),
+    ).toBe('tls error');
+  });
+
+  it.each(['TLSv1.2', 'TLSv1.3'] as const)('connects over %s with an elliptic-curve key exchange', async (version) => {
+    expect(await postTo({ minVersion: version, maxVersion: version })).toBe(200);
+  });
+});

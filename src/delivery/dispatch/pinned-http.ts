@@ -17,6 +17,25 @@ const MAX_CONNECTION_POOLS = 256;
 
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
+/**
+ * The key exchanges an attempt's TLS offers: elliptic curves only (docs/api.md 10.4). Node's
+ * defaults also offer finite-field Diffie-Hellman (TLS 1.2's DHE suites, TLS 1.3's ffdhe groups),
+ * whose group the receiver picks: with an 8 192-bit one, each handshake cost the event loop about
+ * 200 ms. These are what every current receiver's TLS stack takes.
+ */
+const CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+const GROUPS = 'X25519:P-256:P-384';
+
 /** How a request got no answer: refused before any connection (docs/api.md 10.4), or unanswered. */
 export type RequestFailure = 'blocked address' | 'dns unavailable' | 'does not resolve' | 'timeout' | 'connection failed' | 'tls error';
 
@@ -68,8 +87,8 @@ export class PinnedHttp implements OnApplicationShutdown {
   private readonly config: DeliveryConfig;
   /** DELIVERY_CA_FILE's CAs, trusted beside the system's (undefined: the system's only). */
   private readonly extraCa: string | undefined;
-  /** The context of connections without a client certificate (undefined: Node's default, the system's CAs). */
-  private readonly secureContext: SecureContext | undefined;
+  /** The context of connections without a client certificate. */
+  private readonly secureContext: SecureContext;
   private readonly pools = new ConnectionPools<Dispatcher>(MAX_CONNECTION_POOLS);
 
   constructor(
@@ -79,7 +98,7 @@ export class PinnedHttp implements OnApplicationShutdown {
   ) {
     this.config = config.delivery;
     this.extraCa = this.config.caFile === undefined ? undefined : readFileSync(this.config.caFile, 'utf8');
-    this.secureContext = this.extraCa === undefined ? undefined : this.contextWith({});
+    this.secureContext = this.contextWith({});
   }
 
   async post({ url: target, headers, body, signal, readAtMost, organizationId, client }: PinnedRequest): Promise<PinnedAnswer> {
@@ -118,12 +137,13 @@ export class PinnedHttp implements OnApplicationShutdown {
   }
 
   /**
-   * A TLS context trusting the system's CAs and DELIVERY_CA_FILE's. Node keeps the system's
-   * parsed once for every context; given as `ca`, all ~150 would be parsed again for each (23 ms
-   * a client certificate's pool), so only the file's are added, to the context's own store.
+   * A TLS context of CIPHERS and GROUPS, trusting the system's CAs and DELIVERY_CA_FILE's. Node
+   * keeps the system's parsed once for every context; given as `ca`, all ~150 would be parsed
+   * again for each (23 ms a client certificate's pool), so only the file's are added, to the
+   * context's own store.
    */
   private contextWith(options: { cert?: string; key?: string }): SecureContext {
-    const context = createSecureContext(options);
+    const context = createSecureContext({ ...options, ciphers: CIPHERS, ecdhCurve: GROUPS });
     if (this.extraCa !== undefined) (context as SecureContext & { context: NativeContext }).context.addCACert(this.extraCa);
     return context;
   }
