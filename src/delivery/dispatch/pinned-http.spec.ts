@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { constants } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLIENT, CLIENT_CA, RSA_8192_KEY, RSA_CLIENT } from '../../../test/support/client-certificates';
 import type { AppConfig } from '../../config/app-config';
 import { AddressPolicy } from '../../url-safety/public-address';
 import type { UrlResolution } from '../../url-safety/url-resolution';
+import { HandshakeBudget } from './handshake-budget';
 import { PinnedHttp, PinnedRequest } from './pinned-http';
 
 /*
@@ -117,5 +119,63 @@ describe('PinnedHttp: key exchange (docs/api.md 10.4)', () => {
 
   it.each(['TLSv1.2', 'TLSv1.3'] as const)('connects over %s with an elliptic-curve key exchange', async (version) => {
     expect(await postTo({ minVersion: version, maxVersion: version })).toBe(200);
+  });
+});
+
+describe('PinnedHttp: the handshake budget of a receiver (docs/api.md 10.10)', () => {
+  const config = { delivery: { timeoutMs: 5000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
+  let http: PinnedHttp;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // A receiver that closes every connection and resumes no session: each attempt is a full handshake.
+    server = createServer(
+      {
+        key: readFileSync(join(TLS_DIR, 'receiver.key')),
+        cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
+        requestCert: true,
+        ca: CLIENT_CA,
+        secureOptions: constants.SSL_OP_NO_TICKET,
+        sessionTimeout: 0,
+      },
+      (_, res) => res.writeHead(200, { connection: 'close' }).end('ok'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await http?.onApplicationShutdown();
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const post = async () => {
+    const client = { identity: 'rsa', ...RSA_CLIENT };
+    const answer = await http.post({
+      url,
+      headers: {},
+      body: '{}',
+      signal: AbortSignal.timeout(5000),
+      readAtMost: 64,
+      organizationId: 1,
+      client,
+    });
+    return answer.kind === 'answered' ? answer.status : answer.kind;
+  };
+
+  it("charges each full handshake to the receiver's budget, its client key's signature included", async () => {
+    const charge = vi.spyOn(HandshakeBudget.prototype, 'charge');
+    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+    expect([await post(), await post(), await post()]).toEqual([200, 200, 200]);
+    expect(charge).toHaveBeenCalledTimes(3);
+    for (const [ms] of charge.mock.calls) expect(ms).toBeGreaterThan(1);
+  });
+
+  it('makes a new connection wait while the receiver owes its budget, as a slow receiver’s attempt waits', async () => {
+    vi.spyOn(HandshakeBudget.prototype, 'waitMs').mockReturnValue(300);
+    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+    const started = performance.now();
+    expect(await post()).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
   });
 });

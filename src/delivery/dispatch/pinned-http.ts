@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createSecureContext, SecureContext } from 'node:tls';
+import { createSecureContext, SecureContext, type TLSSocket } from 'node:tls';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, buildConnector, Dispatcher, Pool, ProxyAgent } from 'undici';
@@ -11,6 +11,7 @@ import { UrlResolution } from '../../url-safety/url-resolution';
 import { checkUrl, portOf } from '../../url-safety/url-rules';
 import { privateKeyProblem } from '../../webhooks/client-certificate';
 import { ConnectionPools } from './connection-pools';
+import { FULL_HANDSHAKE_MS, HandshakeBudget, signingCostMs } from './handshake-budget';
 
 /** Connection pools kept (per vetted address, port, host name and client certificate): ConnectionPools says which gives way past this. */
 const MAX_CONNECTION_POOLS = 256;
@@ -168,9 +169,11 @@ export class PinnedHttp implements OnApplicationShutdown {
       const secureContext =
         client === undefined ? this.secureContext : this.contextWith({ cert: client.certificate, key: client.privateKey });
       const tls = { servername: hostname, secureContext, timeout: this.config.timeoutMs };
+      // Each pool is one receiver as its connections see it: its handshakes draw on a budget of their own.
+      const handshakes = { budget: new HandshakeBudget(), fullMs: FULL_HANDSHAKE_MS + (client ? signingCostMs(client.privateKey) : 0) };
       pool =
         this.config.proxyUrl === undefined
-          ? new Agent({ connect: surfacingTlsAlerts(buildConnector(tls)) })
+          ? new Agent({ connect: guarded(buildConnector(tls), handshakes) })
           : new ProxyAgent({
               uri: this.config.proxyUrl.href,
               requestTls: tls,
@@ -179,7 +182,7 @@ export class PinnedHttp implements OnApplicationShutdown {
               factory: (origin, options) =>
                 new Pool(origin, {
                   ...options,
-                  connect: surfacingTlsAlerts((options as Pool.Options).connect as buildConnector.connector),
+                  connect: guarded((options as Pool.Options).connect as buildConnector.connector, handshakes),
                 }),
             });
       void this.pools
@@ -197,20 +200,31 @@ interface NativeContext {
 }
 
 /**
- * A connector whose TLS sockets end on their own error. A TLS 1.3 server refuses a client
- * certificate (or its absence: docs/api.md 10.16) with an alert after the handshake, which the
- * socket reports as an error before its end; undici, finding the socket still open at the end,
- * would fail the request with "other side closed" instead, and the attempt would read as a
- * failed connection rather than the `tls error` it is.
+ * A connector that makes a new connection only within its receiver's handshake budget (docs/api.md
+ * 10.10: past it, the connection waits), charges the budget for each full handshake (a resumed
+ * session costs next to nothing), and whose TLS sockets end on their own error. A TLS 1.3 server
+ * refuses a client certificate (or its absence: docs/api.md 10.16) with an alert after the
+ * handshake, which the socket reports as an error before its end; undici, finding the socket still
+ * open at the end, would fail the request with "other side closed" instead, and the attempt would
+ * read as a failed connection rather than the `tls error` it is.
  */
-function surfacingTlsAlerts(connect: buildConnector.connector): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...answer) => {
-      const [, socket] = answer;
-      // Before undici's own listeners: the socket is closed by the time they look at its end.
-      socket?.on('error', () => socket.destroy());
-      callback(...answer);
-    });
+function guarded(
+  connect: buildConnector.connector,
+  handshakes: { readonly budget: HandshakeBudget; readonly fullMs: number },
+): buildConnector.connector {
+  return (options, callback) => {
+    const made = () =>
+      connect(options, (...answer) => {
+        const [, socket] = answer;
+        if (socket && !(socket as TLSSocket).isSessionReused()) handshakes.budget.charge(handshakes.fullMs);
+        // Before undici's own listeners: the socket is closed by the time they look at its end.
+        socket?.on('error', () => socket.destroy());
+        callback(...answer);
+      });
+    const wait = handshakes.budget.waitMs();
+    if (wait === 0) made();
+    else setTimeout(made, wait).unref();
+  };
 }
 
 /** How a request that got no answer failed: its own error, or the one it wraps. */
