@@ -11,7 +11,13 @@
 // exports (WebhookAccess, IdentityAccess: an abstract class as the DI token), or the SQL
 // fragments its owner lends (check-table-owners.mjs), never through its repository, whose
 // methods are its owner's to change.
-import { dirname, relative } from 'node:path';
+//
+// And one of exports (issue 39): no module exports a service or a repository (a class named
+// *Service or *Repository) to another top-level folder. What a module's `exports` list names is
+// read from the module itself; each such class's file may be imported from its own top-level
+// folder only, so another feature (or the CLI) holds a port shaped by what it calls.
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import madge from 'madge';
 
@@ -87,6 +93,26 @@ for (const [from, tos] of Object.entries(graph)) {
     problems.push(`repositories: ${from} imports ${to} (use the port ${topFolder(to)}/ exports)`);
   }
 }
+/** Each module's exported classes named *Service or *Repository, with the file that defines each (from the module's own imports). */
+function exportedServices() {
+  const found = [];
+  for (const module of Object.keys(graph).filter((file) => file.endsWith('.module.ts'))) {
+    const text = readFileSync(join(root, 'src', module), 'utf8');
+    const list = /exports:\s*\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+    for (const name of list.match(/\b\w+(?:Service|Repository)\b/g) ?? []) {
+      const from = new RegExp(`import\\s*(?:type\\s*)?\\{[^}]*\\b${name}\\b[^}]*\\}\\s*from\\s*'([^']+)'`).exec(text)?.[1];
+      if (from === undefined) continue;
+      const file = relative(join(root, 'src'), join(root, 'src', dirname(module), `${from}.ts`));
+      found.push({ module, name, file });
+    }
+  }
+  return found;
+}
+for (const { module, name, file } of exportedServices()) {
+  const outside = Object.entries(graph).filter(([from, tos]) => tos.includes(file) && topFolder(from) !== topFolder(module));
+  for (const [from] of outside)
+    problems.push(`exports: ${module} exports ${name}, which ${from} imports (export a port shaped by its callers)`);
+}
 const levels = {
   folders: topFolder,
   // One feature's parts against each other; imports between features are the level above's.
@@ -104,7 +130,7 @@ for (const [level, unitOf] of Object.entries(levels)) {
 }
 if (problems.length > 0) {
   process.stderr.write(
-    `Import cycles, or another folder's repository imported, in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
+    `Import cycles, another folder's repository imported, or a service exported across folders, in ${relative(process.cwd(), `${root}src`) || 'src'}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
   );
   process.exit(1);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Transaction } from '../database/unit-of-work';
 import { type Actor, OPERATOR, SERVICE } from '../common/actor';
-import type { IdentityService } from '../identity/identity.service';
+import type { OperatorChanges } from '../identity/identity-ports';
 import type { AuditChange, WebhookAuditAction } from './audit.model';
 import type { AuditRepository } from './audit.repository';
 import { AuditTrail } from './audit-trail';
@@ -13,7 +13,7 @@ const change = (action: WebhookAuditAction): AuditChange => ({ organizationId: 3
 function setUp() {
   const entries = { insert: vi.fn(async () => undefined) };
   const identity = { recordOperatorChange: vi.fn(async () => undefined) };
-  const trail = new AuditTrail(entries as unknown as AuditRepository, identity as unknown as IdentityService);
+  const trail = new AuditTrail(entries as unknown as AuditRepository, identity as unknown as OperatorChanges);
   return { trail, entries, identity };
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../database/unit-of-work';
-import { IdentityService } from '../identity/identity.service';
+import { OperatorChanges } from '../identity/identity-ports';
 import type { AuditChange } from './audit.model';
 import { AuditRepository } from './audit.repository';
 
@@ -14,7 +14,7 @@ import { AuditRepository } from './audit.repository';
 export class AuditTrail {
   constructor(
     private readonly entries: AuditRepository,
-    private readonly identity: IdentityService,
+    private readonly identity: OperatorChanges,
   ) {}
 
   async record(tx: Transaction, change: AuditChange, at = new Date()): Promise<void> {

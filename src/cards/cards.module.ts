@@ -15,6 +15,7 @@ import { IssuerPort } from './issuer.port';
 import { ProcessorClient } from './processors/processor-client';
 import { PushProvisioningController } from './push-provisioning.controller';
 import { PushProvisioningService } from './push-provisioning.service';
+import { CardOperations } from './card-operations';
 
 @Module({
   imports: [
@@ -26,7 +27,15 @@ import { PushProvisioningService } from './push-provisioning.service';
     RateLimitModule,
   ],
   controllers: [CardsController, PushProvisioningController],
-  providers: [CardsService, PushProvisioningService, CardsRepository, ProcessorClient, { provide: IssuerPort, useClass: CardIssuers }],
-  exports: [CardsService],
+  providers: [
+    CardsService,
+    PushProvisioningService,
+    CardsRepository,
+    ProcessorClient,
+    { provide: IssuerPort, useClass: CardIssuers },
+    { provide: CardOperations, useExisting: CardsService },
+  ],
+  // The CLI's port (card-operations.ts), not the service.
+  exports: [CardOperations],
 })
 export class CardsModule {}

@@ -2,12 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SealedSecret, SecretBinding, SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
 import { rejectionOf } from '../../test/support/unit/domain-errors';
-import type { IdentityService } from '../identity/identity.service';
+import type { IdentityLookups } from '../identity/identity-ports';
 import { unitOfWork } from '../../test/support/unit/unit-of-work';
 import type { AppConfig } from '../config/app-config';
 import type { CardsRepository, NewCard, NewIssuer, ProvisioningRow } from './cards.repository';
 import type { CardOnFile } from './processors/processor';
-import { CardsService, IssuerSettings } from './cards.service';
+import type { IssuerSettings } from './card-operations';
+import { CardsService } from './cards.service';
 import type { Transaction } from '../database/unit-of-work';
 import type { EmittedEvent, Outbox } from '../delivery/events/outbox';
 import { IssuedCard, IssuerPort, ProvisioningCredentials } from './issuer.port';
@@ -103,7 +104,7 @@ function serviceWith({
     repository as unknown as CardsRepository,
     issuer,
     secrets as unknown as SecretBox,
-    identity as unknown as IdentityService,
+    identity as unknown as IdentityLookups,
     unitOfWork(),
     outbox as unknown as Outbox,
     { production } as AppConfig,

@@ -4,35 +4,24 @@ import { SecretBox } from '../crypto/secret-box';
 import { Errors } from '../common/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Outbox } from '../delivery/events/outbox';
-import { IdentityService } from '../identity/identity.service';
+import { IdentityLookups } from '../identity/identity-ports';
 import { CardsRepository } from './cards.repository';
 import { CardStatus } from './entities/card.entity';
 import { issuerCredentialsBinding, IssuerPort, ProvisioningCredentials, provisioningSecretBinding } from './issuer.port';
 import { processorBaseUrl, processorCredentials } from './processors/issuer-settings';
-import type { CardOnFile } from './processors/processor';
-import { isProcessorKind, PROCESSORS, ProcessorKind } from './processors/processors';
-
-/** A new issuer (docs/api.md 8): stored, or a processor's with its base URL and the credentials file's content as parsed. */
-export type IssuerSettings =
-  { readonly kind: 'stored' } | { readonly kind: ProcessorKind; readonly baseUrl: string; readonly credentials: unknown };
-
-/** A new card's issuer, with the credentials the operator stores for it (docs/api.md 6), the card at the issuer's processor (6.1), or both. */
-export interface CardIssuance {
-  issuerId: number;
-  stored?: { provisioningId: string; provisioningSecret: string };
-  processor?: CardOnFile;
-}
+import { isProcessorKind, PROCESSORS } from './processors/processors';
+import { CardIssuance, CardOperations, IssuerSettings } from './card-operations';
 
 /** Card provisioning from stored credentials (docs/api.md 6) and the operator's issuer and card commands (docs/api.md 8). */
 @Injectable()
-export class CardsService {
+export class CardsService implements CardOperations {
   private readonly production: boolean;
 
   constructor(
     private readonly cards: CardsRepository,
     private readonly issuer: IssuerPort,
     private readonly secrets: SecretBox,
-    private readonly identity: IdentityService,
+    private readonly identity: IdentityLookups,
     private readonly work: UnitOfWork,
     private readonly outbox: Outbox,
     config: AppConfig,

@@ -9,9 +9,9 @@
 /** Objects and arrays in one body, together. */
 export const MAX_JSON_CONTAINERS = 20_000;
 /** Members of objects in one body, together. */
-export const MAX_JSON_MEMBERS = 50_000;
+export const MAX_JSON_MEMBERS = 25_000;
 /** Members of any one object (a large object costs V8 more per member than a small one). */
-export const MAX_JSON_OBJECT_MEMBERS = 10_000;
+export const MAX_JSON_OBJECT_MEMBERS = 5_000;
 /** Values in one body's arrays and objects, together (1 MiB of `[0,0,…]` holds 524 288: ~40 ms to parse and collect). */
 export const MAX_JSON_VALUES = 100_000;
 

@@ -11,6 +11,7 @@ import { UserEntity } from './entities/user.entity';
 import { IdentityAccess } from './identity-access';
 import { IdentityAccessService } from './identity-access.service';
 import { IdentityRepository } from './identity.repository';
+import { IdentityLookups, IdentityOperations, OperatorChanges } from './identity-ports';
 import { IdentityService } from './identity.service';
 import { OperatorAuditRepository } from './operator-audit.repository';
 import { PlatformKeysRepository } from './platform-keys.repository';
@@ -34,8 +35,11 @@ import { PlatformKeysRepository } from './platform-keys.repository';
     OperatorAuditRepository,
     IdentityService,
     { provide: IdentityAccess, useClass: IdentityAccessService },
+    { provide: IdentityLookups, useExisting: IdentityService },
+    { provide: OperatorChanges, useExisting: IdentityService },
+    { provide: IdentityOperations, useExisting: IdentityService },
   ],
-  // Authentication reads through IdentityAccess; the rest of the app and the CLI call IdentityService.
-  exports: [IdentityAccess, IdentityService],
+  // Ports only (identity-access.ts, identity-ports.ts): authentication, the features that name organizations and users, the audit trail, the CLI.
+  exports: [IdentityAccess, IdentityLookups, OperatorChanges, IdentityOperations],
 })
 export class IdentityModule {}

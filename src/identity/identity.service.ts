@@ -5,38 +5,21 @@ import type { Transaction } from '../database/unit-of-work';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Role } from './entities/member.entity';
 import { IdentityRepository } from './identity.repository';
+import { IdentityLookups, IdentityOperations, IssuedPlatformKey, IssuedToken, OperatorChanges, PlatformKeyOptions } from './identity-ports';
 import { OperatorAuditRepository, OperatorAuditView, OperatorChange } from './operator-audit.repository';
 import type { PlatformKeyView } from './platform-key.model';
 import { PlatformKeysRepository } from './platform-keys.repository';
 
-export interface IssuedToken {
-  token: string;
-  expiresAt: Date;
-}
-
-export interface PlatformKeyOptions {
-  /** Restricts the key to these organizations, each of which must exist; absent: every organization. */
-  readonly organizations?: readonly number[];
-  /** Whole days until the key expires; absent: it never does. */
-  readonly expiresInDays?: number;
-}
-
-export interface IssuedPlatformKey {
-  id: number;
-  token: string;
-  organizations: number[] | null;
-  expiresAt: Date | null;
-}
-
 /** A key for more organizations is better left unrestricted: authentication reads the list on every request. */
 export const MAX_PLATFORM_KEY_ORGANIZATIONS = 100;
 
-export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
-export const DEFAULT_WALLET_TOKEN_TTL_SECONDS = 3600;
-
-/** The operator's side of identity (docs/api.md 8): who exists, who belongs where, who holds a token. */
+/**
+ * The operator's side of identity (docs/api.md 8): who exists, who belongs where, who holds a
+ * token. The other features reach it through the ports of identity-ports.ts, each shaped by its
+ * callers, never as this class.
+ */
 @Injectable()
-export class IdentityService {
+export class IdentityService implements IdentityLookups, OperatorChanges, IdentityOperations {
   constructor(
     private readonly identities: IdentityRepository,
     private readonly platformKeys: PlatformKeysRepository,

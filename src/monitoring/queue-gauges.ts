@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AppConfig } from '../config/app-config';
-import { DeliveryQueue } from '../delivery/dispatch/delivery-queue';
+import { QueueReadings } from '../delivery/dispatch/queue-readings';
 import { PINO } from '../logging/pino.provider';
 import { WebhookAccess } from '../webhooks/webhook-access';
 import { Metrics } from '../metrics/metrics';
@@ -25,7 +25,7 @@ export class QueueGauges implements OnApplicationBootstrap, BeforeApplicationShu
   private lastWarning = 0;
 
   constructor(
-    private readonly queue: DeliveryQueue,
+    private readonly queue: QueueReadings,
     private readonly webhooks: WebhookAccess,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,

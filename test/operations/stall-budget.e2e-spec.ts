@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../package.json';
+import { MAX_JSON_MEMBERS, MAX_JSON_OBJECT_MEMBERS } from '../../src/http/json-structure';
 import { freePorts } from '../support/ports';
 import { runCli, startServer, waitForHealthy } from '../support/processes';
 
@@ -16,12 +17,15 @@ import { runCli, startServer, waitForHealthy } from '../support/processes';
  * members the routes read; each answer a 4xx (a read may answer 2xx) of at most 16 KiB, /health
  * answering throughout. The server runs with the production Node flags (package.json), and the
  * loop's delay is the server's own: prom-client's `nodejs_eventloop_lag_max_seconds` (Node's
- * monitorEventLoopDelay, reset by each scrape), read before and after each request. A request
- * over the budget is sent again, twice at most, and judged by its least delay: what a request
- * costs comes back every time, a pause of the loaded machine does not.
+ * monitorEventLoopDelay, reset by each scrape), read before and after each request, and bounded by
+ * the process's CPU in that time (`process_cpu_seconds_total`). A request
+ * over the budget is sent again, RETRIES times at most, and judged by its least delay: what a
+ * request costs comes back every time, a pause of the loaded machine does not.
  */
 
 const STALL_BUDGET_MS = 50;
+/** How many times a request over the budget is sent again before its least delay is judged. */
+const RETRIES = 4;
 /** prom-client's eventLoopMonitoringPrecision, its default. */
 const LAG_RESOLUTION_MS = 10;
 const MAX_ERROR_BODY = 16 * 1024;
@@ -34,9 +38,10 @@ const roomOf = (path: string): number =>
 
 /** JSON text of at most `room` bytes of one shape: the worst of its kind the limits allow. */
 const SHAPES: Record<string, (room: number) => string> = {
-  members: (room) => objectOf(room, 10_000),
-  membersPastOneObject: (room) => objectOf(room, 10_001),
-  membersInAll: (room) => listOf(room, (i) => objectOf(room / 5 - 2, 10_000, i), 5),
+  members: (room) => objectOf(room, MAX_JSON_OBJECT_MEMBERS),
+  membersPastOneObject: (room) => objectOf(room, MAX_JSON_OBJECT_MEMBERS + 1),
+  membersInAll: (room) =>
+    listOf(room, (i) => objectOf(room / 5 - 2, MAX_JSON_OBJECT_MEMBERS, i), MAX_JSON_MEMBERS / MAX_JSON_OBJECT_MEMBERS),
   objects: (room) => listOf(room, () => '{}', 19_990),
   depth: (room) => {
     const levels = Math.min(19_990, Math.floor(room / 2));
@@ -168,30 +173,40 @@ describe('the stall budget of the built server (issue 39)', () => {
   });
 
   /**
-   * How late the server's event loop was at most since the last scrape, in ms: the histogram
-   * holds the time between two of its timer's ticks, one every LAG_RESOLUTION_MS when nothing blocks.
+   * The server's own readings since the last scrape: how late its event loop was at most (the
+   * histogram holds the time between two of its timer's ticks, one every LAG_RESOLUTION_MS when
+   * nothing blocks), and the CPU the process used, both in ms.
    */
-  const lagSinceLastScrape = async (): Promise<number> => {
+  const scrape = async (): Promise<{ lateMs: number; cpuMs: number }> => {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const betweenTicksMs = Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]) * 1000;
-    return Math.max(0, betweenTicksMs - LAG_RESOLUTION_MS);
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)![1]) * 1000;
+    return {
+      lateMs: Math.max(0, gauge('nodejs_eventloop_lag_max_seconds') - LAG_RESOLUTION_MS),
+      cpuMs: gauge('process_cpu_seconds_total'),
+    };
   };
 
+  /**
+   * One request and how long it blocked the event loop: the loop's lateness, but never more than
+   * the CPU the process used meanwhile (on a loaded machine the loop also waits for a core, which
+   * no work of ours causes; a block of our own is CPU, and shows in both).
+   */
   const once = async ({ method, path }: Route, credential: string, body: string): Promise<Seen> => {
-    await lagSinceLastScrape();
+    const before = await scrape();
     const res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method,
       headers: { ...credentials[credential], 'content-type': 'application/json' },
       body: method === 'GET' ? undefined : body,
     });
     const bytes = (await res.arrayBuffer()).byteLength;
-    return { status: res.status, bytes, lagMs: await lagSinceLastScrape() };
+    const after = await scrape();
+    return { status: res.status, bytes, lagMs: Math.min(after.lateMs, after.cpuMs - before.cpuMs) };
   };
 
-  /** The request's answer, and its least delay of the loop over at most three tries. */
+  /** The request's answer, and its least delay of the loop over at most 1 + RETRIES tries. */
   const judged = async (route: Route, credential: string, body: string): Promise<Seen> => {
     let seen = await once(route, credential, body);
-    for (let retry = 0; retry < 2 && seen.lagMs > STALL_BUDGET_MS; retry++) {
+    for (let retry = 0; retry < RETRIES && seen.lagMs > STALL_BUDGET_MS; retry++) {
       const again = await once(route, credential, body);
       seen = { ...again, lagMs: Math.min(seen.lagMs, again.lagMs) };
     }

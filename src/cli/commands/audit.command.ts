@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { parseLimit } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -13,7 +13,7 @@ const MAX_LIMIT = 1000;
   description: 'The operator audit trail (platform keys created and revoked, recoveries made here), newest first; prints {"entries":[…]}',
 })
 export class AuditListCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

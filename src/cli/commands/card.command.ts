@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CardIssuance, CardsService } from '../../cards/cards.service';
+import { CardIssuance, CardOperations } from '../../cards/card-operations';
 import { CARD_NETWORKS, CARD_STATUSES, CardNetwork, CardStatus } from '../../cards/entities/card.entity';
 import { parseChoice, parseId, parseText, secretArgument, UsageError } from '../cli-options';
 import { printResult } from '../cli-output';
@@ -41,7 +41,7 @@ function givenTogether(options: Record<string, unknown>): boolean {
     "with the card at the issuer's processor, or both.",
 })
 export class CardCreateCommand extends OperatorCommand {
-  constructor(private readonly cards: CardsService) {
+  constructor(private readonly cards: CardOperations) {
     super();
   }
 
@@ -141,7 +141,7 @@ export class CardCreateCommand extends OperatorCommand {
 
 @SubCommand({ name: 'set-status', description: 'Change a card status; prints {"id","status"}' })
 export class CardSetStatusCommand extends OperatorCommand {
-  constructor(private readonly cards: CardsService) {
+  constructor(private readonly cards: CardOperations) {
     super();
   }
 

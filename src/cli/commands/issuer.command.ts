@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CardsService, IssuerSettings } from '../../cards/cards.service';
+import { CardOperations, IssuerSettings } from '../../cards/card-operations';
 import { ISSUER_KINDS, IssuerKind } from '../../cards/processors/processors';
 import { Errors } from '../../common/domain-error';
 import { parseChoice, parseText, UsageError } from '../cli-options';
@@ -39,7 +39,7 @@ function credentialsIn(path: string): unknown {
     'Create a card issuer; prints {"id","kind"}. A processor issuer (marqeta, lithic) takes its base URL and a file of its credentials, never printed.',
 })
 export class IssuerCreateCommand extends OperatorCommand {
-  constructor(private readonly cards: CardsService) {
+  constructor(private readonly cards: CardOperations) {
     super();
   }
 

@@ -1,6 +1,6 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { ROLES, Role } from '../../identity/entities/member.entity';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { parseChoice, parseId } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -8,7 +8,7 @@ import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'add', description: 'Add a user to an organization, or change their role; prints {"org","user","role"}' })
 export class MemberAddCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { parseText } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -7,7 +7,7 @@ import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create an organization; prints {"id"}' })
 export class OrgCreateCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { parseDays, parseId, parseIdList, parseText, secretArgument, UsageError } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -16,7 +16,7 @@ interface CreateOptions {
   description: 'Issue a platform key (the internal platform API sends events with it); prints {"id","token","organizations","expiresAt"}',
 })
 export class PlatformKeyCreateCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 
@@ -46,7 +46,7 @@ export class PlatformKeyCreateCommand extends OperatorCommand {
 
 @SubCommand({ name: 'list', description: 'Every platform key, never its token; prints {"keys":[…]}' })
 export class PlatformKeyListCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 
@@ -57,7 +57,7 @@ export class PlatformKeyListCommand extends OperatorCommand {
 
 @SubCommand({ name: 'revoke', description: 'Revoke a platform key, named by --id or by --token; prints {"revoked":true}' })
 export class PlatformKeyRevokeCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

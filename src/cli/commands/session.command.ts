@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { DEFAULT_SESSION_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
+import { DEFAULT_SESSION_TTL_SECONDS, IdentityOperations } from '../../identity/identity-ports';
 import { parseId, parseSeconds, parseText, secretArgument } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -7,7 +7,7 @@ import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create a session; prints {"token","expiresAt"}' })
 export class SessionCreateCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 
@@ -34,7 +34,7 @@ export class SessionCreateCommand extends OperatorCommand {
 
 @SubCommand({ name: 'revoke', description: 'Revoke a session; prints {"revoked":true}' })
 export class SessionRevokeCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

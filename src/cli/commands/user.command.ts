@@ -1,6 +1,6 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { InvalidArgumentError } from 'commander';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { parseText } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -8,7 +8,7 @@ import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Create a user; prints {"id"}' })
 export class UserCreateCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

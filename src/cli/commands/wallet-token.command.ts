@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { DEFAULT_WALLET_TOKEN_TTL_SECONDS, IdentityService } from '../../identity/identity.service';
+import { DEFAULT_WALLET_TOKEN_TTL_SECONDS, IdentityOperations } from '../../identity/identity-ports';
 import { parseId, parseSeconds, parseText, secretArgument } from '../cli-options';
 import { printResult } from '../cli-output';
 import { GroupCommand } from './group.command';
@@ -7,7 +7,7 @@ import { OperatorCommand } from './operator-command';
 
 @SubCommand({ name: 'create', description: 'Issue a wallet_extension access token; prints {"token","expiresAt"}' })
 export class WalletTokenCreateCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 
@@ -29,7 +29,7 @@ export class WalletTokenCreateCommand extends OperatorCommand {
 
 @SubCommand({ name: 'revoke', description: 'Revoke a wallet_extension access token; prints {"revoked":true}' })
 export class WalletTokenRevokeCommand extends OperatorCommand {
-  constructor(private readonly identity: IdentityService) {
+  constructor(private readonly identity: IdentityOperations) {
     super();
   }
 

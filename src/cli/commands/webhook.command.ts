@@ -2,8 +2,8 @@ import { OPERATOR } from '../../common/actor';
 import { InvalidArgumentError } from 'commander';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { ISO_MOMENT_RULE, parseIsoMoment } from '../../common/iso-moment';
-import { DeliveryRecoveryService } from '../../delivery/recovery/delivery-recovery.service';
-import { IdentityService } from '../../identity/identity.service';
+import { WebhookRecoveries } from '../../delivery/recovery/webhook-recoveries';
+import { IdentityOperations } from '../../identity/identity-ports';
 import { WEBHOOK_NAME_PATTERN } from '../../webhooks/webhook.model';
 import { parseId } from '../cli-options';
 import { printResult } from '../cli-output';
@@ -29,8 +29,8 @@ function parseMoment(value: string): Date {
 })
 export class WebhookRecoverCommand extends OperatorCommand {
   constructor(
-    private readonly recovery: DeliveryRecoveryService,
-    private readonly identity: IdentityService,
+    private readonly recovery: WebhookRecoveries,
+    private readonly identity: IdentityOperations,
   ) {
     super();
   }

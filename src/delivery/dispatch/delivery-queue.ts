@@ -15,6 +15,7 @@ import { DeliveryTransitions, LANE } from './delivery-transitions';
 import { EndpointHealthRepository } from './endpoint-health.repository';
 import { type LaneRead, lanesToRead, lockedBy, planClaim, slotsOf } from './scheduling/claim-plan';
 import type { ClaimAsk, DueWebhook, Work } from './scheduling/dispatch-scheduler';
+import type { QueueReadings, QueueStats } from './queue-readings';
 
 // The Database executor: the claim needs FOR UPDATE SKIP LOCKED, which TypeORM's API does not give,
 // and every statement here is on the dispatcher's hot path (docs/performance.md). Statements
@@ -151,7 +152,7 @@ const headIfDue = (forUpdate: string) =>
  * already claimed (DispatchSignal). Every change of a delivery's state is DeliveryTransitions'.
  */
 @Injectable()
-export class DeliveryQueue {
+export class DeliveryQueue implements QueueReadings {
   constructor(
     private readonly db: DispatchDatabase,
     private readonly health: EndpointHealthRepository,
@@ -250,7 +251,7 @@ export class DeliveryQueue {
    * down for days is not a queue falling behind), and the enabled webhooks whose breaker is
    * not closed.
    */
-  async stats(now: number): Promise<{ pending: number; oldestDueAt: number | null; breakersOpen: number }> {
+  async stats(now: number): Promise<QueueStats> {
     const at = sqlTimestamp(new Date(now));
     const [row] = await this.db.select(STATS, [at, at, at, at]);
     return readStats(row);

@@ -12,6 +12,7 @@ import { EventsModule } from '../events/events.module';
 import { AttemptRunner } from './attempt-runner';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryQueue } from './delivery-queue';
+import { QueueReadings } from './queue-readings';
 import { DeliveryTransitions } from './delivery-transitions';
 import { DispatchDatabase, DispatchWork } from './dispatch-database';
 import { EndpointHealthRepository } from './endpoint-health.repository';
@@ -38,6 +39,7 @@ import { WebhookSender } from './webhook-sender';
         Database.open(shared, dataSource, config, { connections: OWN_POOLS.dispatch, readCommitted: true }),
     },
     DeliveryQueue,
+    { provide: QueueReadings, useExisting: DeliveryQueue },
     DeliveryTransitions,
     DeliveryDispatcher,
     AttemptRunner,
@@ -50,7 +52,7 @@ import { WebhookSender } from './webhook-sender';
     EndpointHealthService,
     WebhookDisablingService,
   ],
-  exports: [DeliveryQueue, DeliveryTransitions, WebhookDisablingService],
+  exports: [DeliveryQueue, DeliveryTransitions, WebhookDisablingService, QueueReadings],
 })
 export class DispatchModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

@@ -2,14 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../../../test/support/unit/domain-errors';
 import { loadAppConfig } from '../../config/app-config';
 import type { SecretBox } from '../../crypto/secret-box';
-import type { IdentityService } from '../../identity/identity.service';
+import type { IdentityLookups } from '../../identity/identity-ports';
 import { Metrics } from '../../metrics/metrics';
 import { Tracing } from '../../tracing/tracing';
 import type { DispatchSignal } from '../dispatch-signal';
 import { EventIngest } from './event-ingest.service';
 import type { EventsRepository, IdempotencyKeyOf, KeyedEvent, NewEvent } from './events.repository';
 import type { BatchEvent } from './incoming-batch';
-import { requestHashOf } from './new-event';
+import { serializedEvent } from './new-event';
 import { PendingLimit } from './pending-limit';
 
 /*
@@ -35,7 +35,7 @@ const earlierOf = (
   deliveries = 1,
 ): KeyedEvent & IdempotencyKeyOf => ({
   id,
-  requestHash: requestHashOf(type, organization, data),
+  requestHash: serializedEvent(type, organization, data).requestHash,
   deliveryCount: deliveries,
   createdAt: new Date(),
   organizationId: organization,
@@ -62,7 +62,7 @@ function ingestWith({ missing = [] as number[], earlier = [] as (KeyedEvent & Id
   const limit = new PendingLimit(events as unknown as EventsRepository, metrics, config);
   const sut = new EventIngest(
     events as unknown as EventsRepository,
-    identity as unknown as IdentityService,
+    identity as unknown as IdentityLookups,
     secrets as unknown as SecretBox,
     dispatch as unknown as DispatchSignal,
     limit,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/domain-error';
 import { SecretBox } from '../../crypto/secret-box';
-import { IdentityService } from '../../identity/identity.service';
+import { IdentityLookups } from '../../identity/identity-ports';
 import { Metrics } from '../../metrics/metrics';
 import type { TraceContext } from '../../tracing/trace-context';
 import type { EventTrace } from '../event-trace';
@@ -12,7 +12,7 @@ import type { AcceptedEventDto } from './dto/event.dto';
 import { EventsRepository, IdempotencyKeyOf, InsertedEvent, KeyedEvent, NewEvent } from './events.repository';
 import { BatchEvent, eachEvent } from './incoming-batch';
 import type { IncomingEvent } from './incoming-event';
-import { newEvent, requestHashOf } from './new-event';
+import { newEvent, SerializedEvent, serializedEvent } from './new-event';
 import { PendingLimit } from './pending-limit';
 
 /** docs/api.md 10.1: an idempotency key holds for this long. */
@@ -38,7 +38,7 @@ const BATCH_WRITES = 3;
 export class EventIngest {
   constructor(
     private readonly events: EventsRepository,
-    private readonly identity: IdentityService,
+    private readonly identity: IdentityLookups,
     private readonly secrets: SecretBox,
     private readonly dispatch: DispatchSignal,
     private readonly pending: PendingLimit,
@@ -48,7 +48,8 @@ export class EventIngest {
 
   /** One event; `request`: what its acceptance hangs from in the request's trace (docs/api.md 10.17; undefined: a new trace). */
   async accept(event: IncomingEvent, idempotencyKey?: string, request?: TraceContext): Promise<AcceptedEventDto> {
-    const requestHash = requestHashOf(event.type, event.organization, event.data);
+    const serialized = serializedEvent(event.type, event.organization, event.data);
+    const { requestHash } = serialized;
     const earlier = idempotencyKey === undefined ? undefined : await this.events.findByIdempotencyKey(event.organization, idempotencyKey);
     if (earlier !== undefined) {
       if (live(earlier)) return replay(earlier, requestHash);
@@ -56,7 +57,7 @@ export class EventIngest {
     }
     await this.pending.check(event.organization);
     const span = this.tracing.acceptanceSpan(request, { 'event.type': event.type, 'organization.id': event.organization });
-    const { event: written, body } = newEvent(this.secrets, event.organization, event.type, event.data, span.trace, requestHash);
+    const { event: written, body } = newEvent(this.secrets, serialized, span.trace);
     const keyed = { ...written, idempotencyKey };
     const handoff = this.dispatch.handoff(keyed.bodyBytes);
     const outcome = await this.events.insert([keyed], handoff).finally(() => span.end({ 'event.id': keyed.id }));
@@ -79,7 +80,8 @@ export class EventIngest {
    * before as it was first answered, a new event with its id and deliveries.
    */
   async acceptBatch(batch: readonly BatchEvent[], request?: TraceContext): Promise<AcceptedEventBatchDto> {
-    const hashes = batch.map(({ type, organization, data }) => requestHashOf(type, organization, data));
+    const serialized = batch.map(({ type, organization, data }) => serializedEvent(type, organization, data));
+    const hashes = serialized.map(({ requestHash }) => requestHash);
     const keys = batch.flatMap(({ organization, idempotencyKey }) =>
       idempotencyKey === undefined ? [] : [{ organizationId: organization, idempotencyKey }],
     );
@@ -100,7 +102,7 @@ export class EventIngest {
     try {
       for (let writes = 1; ; writes++) {
         if (expired.length > 0) await this.events.forgetIdempotencyKeys(expired);
-        const written = await this.writeNew(batch, hashes, answers, span.trace);
+        const written = await this.writeNew(batch, serialized, answers, span.trace);
         if (written !== 'duplicate') return { events: written };
         if (writes === BATCH_WRITES) throw Errors.unavailable();
         ({ answers, expired } = replays(batch, hashes, await lookUpKeys()));
@@ -135,15 +137,15 @@ export class EventIngest {
   /** The batch's answers once its new events are written in one transaction; 'duplicate' when a key was taken meanwhile. */
   private async writeNew(
     batch: readonly BatchEvent[],
-    hashes: readonly string[],
+    serialized: readonly SerializedEvent[],
     answers: readonly (AcceptedEventDto | undefined)[],
     trace: EventTrace,
   ): Promise<AcceptedEventDto[] | 'duplicate'> {
     const fresh = batch.flatMap((_, i) => (answers[i] === undefined ? [i] : []));
     if (fresh.length === 0) return answers as AcceptedEventDto[];
     const sealed = fresh.map((i) => {
-      const { type, organization, data, idempotencyKey } = batch[i];
-      const { event, body } = newEvent(this.secrets, organization, type, data, trace, hashes[i]);
+      const { event, body } = newEvent(this.secrets, serialized[i], trace);
+      const { idempotencyKey } = batch[i];
       return { event: { ...event, idempotencyKey }, body };
     });
     const handoff = this.dispatch.handoff(sealed.reduce((bytes, { event }) => bytes + event.bodyBytes, 0));

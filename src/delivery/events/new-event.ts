@@ -6,11 +6,24 @@ import type { NewEvent } from './events.repository';
 
 const newEventId = (): string => `evt_${randomBytes(16).toString('base64url')}`;
 
-/** What an idempotency key compares: the event's type, organization and data. */
-export const requestHashOf = (type: string, organizationId: number, data: unknown): string =>
-  createHash('sha256')
-    .update(JSON.stringify([type, organizationId, data]))
+/** An event's data serialized once, for both what its idempotency key compares and the body its attempts send. */
+export interface SerializedEvent {
+  readonly type: string;
+  readonly organizationId: number;
+  readonly dataJson: string;
+  /** What an idempotency key compares: the SHA-256 of `JSON.stringify([type, organizationId, data])`. */
+  readonly requestHash: string;
+}
+
+/** `data` is a JSON object (validated, or the service's own): its text is written into the hash's array and the body as is. */
+export function serializedEvent(type: string, organizationId: number, data: object): SerializedEvent {
+  const dataJson = JSON.stringify(data);
+  // The bytes JSON.stringify([type, organizationId, data]) gives, so that the keys stored before still match.
+  const requestHash = createHash('sha256')
+    .update(`[${JSON.stringify(type)},${organizationId},${dataJson}]`)
     .digest('hex');
+  return { type, organizationId, dataJson, requestHash };
+}
 
 /**
  * A new event, whoever sends it (ingest, the Outbox, a console's test): its id, its moment of
@@ -19,15 +32,13 @@ export const requestHashOf = (type: string, organizationId: number, data: unknow
  */
 export function newEvent(
   secrets: SecretBox,
-  organizationId: number,
-  type: string,
-  data: unknown,
+  { type, organizationId, dataJson, requestHash }: SerializedEvent,
   trace: EventTrace,
-  requestHash = requestHashOf(type, organizationId, data),
 ): { event: NewEvent; body: string } {
   const id = newEventId();
   const createdAt = new Date();
-  const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
+  // The bytes JSON.stringify({ type, timestamp, data }) gives, the data's text not made again.
+  const body = `{"type":${JSON.stringify(type)},"timestamp":"${createdAt.toISOString()}","data":${dataJson}}`;
   const payload = secrets.seal(body, eventPayloadBinding(organizationId, id));
   const event = {
     id,

@@ -7,7 +7,7 @@ import { Tracing } from '../../tracing/tracing';
 import { DispatchSignal } from '../dispatch-signal';
 import type { AcceptedEventDto } from './dto/event.dto';
 import { EventsRepository } from './events.repository';
-import { newEvent } from './new-event';
+import { newEvent, serializedEvent } from './new-event';
 
 /** An event the service emits with a change of its own (docs/api.md 10.12). */
 export interface EmittedEvent {
@@ -38,7 +38,7 @@ export class Outbox {
 
   async emit(tx: Transaction, emitted: EmittedEvent): Promise<AcceptedEventDto> {
     const trace = this.tracing.newEventTrace('event emitted', { 'event.type': emitted.type, 'organization.id': emitted.organization });
-    const { event } = newEvent(this.secrets, emitted.organization, emitted.type, emitted.data, trace);
+    const { event } = newEvent(this.secrets, serializedEvent(emitted.type, emitted.organization, emitted.data), trace);
     const { deliveries } = await this.events.insertIn(tx, event, { onlyEnabledExcept: emitted.onlyEnabledExcept });
     tx.afterCommit(() => {
       this.metrics.eventAccepted(emitted.type, 'service');

@@ -10,7 +10,7 @@ import { Tracing } from '../../tracing/tracing';
 import { WebhookAccess } from '../../webhooks/webhook-access';
 import { DispatchSignal } from '../dispatch-signal';
 import { EventsRepository } from '../events/events.repository';
-import { newEvent } from '../events/new-event';
+import { newEvent, serializedEvent } from '../events/new-event';
 import type { TestDeliveryDto } from './dto/delivery-log.dto';
 
 /**
@@ -40,7 +40,7 @@ export class WebhookTestService {
   async send(organizationId: number, actor: Actor, name: string): Promise<TestDeliveryDto> {
     const webhook = await this.webhooks.findEnabled(organizationId, name);
     const trace = this.tracing.newEventTrace('test ping', { 'organization.id': organizationId });
-    const { event } = newEvent(this.secrets, organizationId, TEST_EVENT, { webhook: name }, trace);
+    const { event } = newEvent(this.secrets, serializedEvent(TEST_EVENT, organizationId, { webhook: name }), trace);
     const deliveryId = await this.work.run(
       async (tx) => {
         const held = await this.webhooks.lockShared(tx, webhook.id);

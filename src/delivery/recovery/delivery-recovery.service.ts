@@ -13,6 +13,7 @@ import type { RecoveredDeliveriesDto } from './dto/recovery.dto';
 import { BatchOutcome, KeyedRecovery, RECOVERY_TRANSACTION, RecoveriesRepository } from './recoveries.repository';
 import { RecoveryRequest, recoveryRequestHash, RecoveryWindow, recoveryWindowOf } from './recovery-window';
 import { RecoveryWorker } from './recovery-worker';
+import { WebhookRecoveries } from './webhook-recoveries';
 
 /**
  * `POST {p}/webhook/{name}/recover` and `webhook recover` (docs/api.md 10.14): every failed
@@ -28,7 +29,7 @@ import { RecoveryWorker } from './recovery-worker';
  * recovered twice; the same key with another window is 409 `idempotency conflict`.
  */
 @Injectable()
-export class DeliveryRecoveryService {
+export class DeliveryRecoveryService implements WebhookRecoveries {
   private readonly retentionDays: number;
 
   constructor(
