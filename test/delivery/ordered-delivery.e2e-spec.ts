@@ -83,12 +83,18 @@ describeEachDatabase('ordered delivery', (kind: DatabaseKind) => {
     expect(receiver.peakInFlight(path)).toBe(1);
   });
 
-  it('shows the deliveries behind a failing head with no next attempt, and the head with its retry', async () => {
+  /** An ordered webhook `name` whose receiver answers 500, sent `events` events, once its head's first attempt has arrived. */
+  const failingHead = async (name: string, events: number) => {
     const path = newPath();
     receiver.on(path, { status: 500 });
-    const { organizationId, cookie } = await h.organizationWith({ logged: { url: `https://${HOOKS}${path}`, ordered: true } });
-    for (let n = 0; n < 3; n++) await send(organizationId, n);
+    const { organizationId, cookie } = await h.organizationWith({ [name]: { url: `https://${HOOKS}${path}`, ordered: true } });
+    for (let n = 0; n < events; n++) await send(organizationId, n);
     await receiver.waitFor(path, 1);
+    return { path, cookie };
+  };
+
+  it('shows the deliveries behind a failing head with no next attempt, and the head with its retry', async () => {
+    const { cookie } = await failingHead('logged', 3);
     const log = async () => (await t.http().get('/api/webhook/logged/deliveries').set('Cookie', cookie)).body.data;
     await expect.poll(async () => (await log()).at(-1).attempts).toBeGreaterThan(0);
     // newest first: the two behind the head, then the head
@@ -106,11 +112,7 @@ describeEachDatabase('ordered delivery', (kind: DatabaseKind) => {
       .map((request) => JSON.parse(request.body) as { type: string; data: { n?: number } });
 
   it('sends a test ping beside a failing head, and lets the next delivery go once the head has failed for good', async () => {
-    const path = newPath();
-    receiver.on(path, { status: 500 });
-    const { organizationId, cookie } = await h.organizationWith({ held: { url: `https://${HOOKS}${path}`, ordered: true } });
-    for (let n = 0; n < 2; n++) await send(organizationId, n);
-    await receiver.waitFor(path, 1);
+    const { path, cookie } = await failingHead('held', 2);
     expect((await t.http().post('/api/webhook/held/test').set('Cookie', cookie)).status).toBe(202);
     await expect.poll(() => arrivals(path).some(({ type }) => type === 'webhook.test'), { timeout: 10_000 }).toBe(true);
     const events = () => arrivals(path).filter(({ type }) => type === 'user.updated');
@@ -124,11 +126,7 @@ describeEachDatabase('ordered delivery', (kind: DatabaseKind) => {
   });
 
   it('changes nothing for a retry of a delivery waiting behind the head: it keeps its place', async () => {
-    const path = newPath();
-    receiver.on(path, { status: 500 });
-    const { organizationId, cookie } = await h.organizationWith({ waiting: { url: `https://${HOOKS}${path}`, ordered: true } });
-    for (let n = 0; n < 3; n++) await send(organizationId, n);
-    await receiver.waitFor(path, 1);
+    const { path, cookie } = await failingHead('waiting', 3);
     const log = async () =>
       (await t.http().get('/api/webhook/waiting/deliveries').set('Cookie', cookie)).body.data as {
         id: number;
