@@ -77,20 +77,26 @@ export class CardIssuers extends IssuerPort {
 
   /**
    * The issuer's credentials opened for one call, or undefined when they do not open (a key gone,
-   * a row tampered with) or are not a JSON object of strings. Nothing of why is kept: a parser's
-   * message quotes the text it failed on, the credentials themselves.
+   * a row tampered with) or are not a JSON object of strings (SecretBox.openJson: its errors never
+   * quote the text, the credentials themselves).
    */
   private credentialsOf(issuer: PushableCard['issuer']): ProcessorCredentials | undefined {
     try {
-      const parsed: unknown = JSON.parse(this.secrets.open(issuer.credentials, issuerCredentialsBinding(issuer.id)));
-      const isStrings =
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        !Array.isArray(parsed) &&
-        Object.values(parsed).every((v) => typeof v === 'string');
-      return isStrings ? (parsed as ProcessorCredentials) : undefined;
+      return this.secrets.openJson(
+        issuer.credentials,
+        issuerCredentialsBinding(issuer.id),
+        "the issuer's credentials",
+        processorCredentialsOf,
+      );
     } catch {
       return undefined;
     }
   }
+}
+
+/** Stored processor credentials, decoded (undefined: not a JSON object of strings). */
+function processorCredentialsOf(value: unknown): ProcessorCredentials | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value);
+  return entries.every((entry): entry is [string, string] => typeof entry[1] === 'string') ? Object.fromEntries(entries) : undefined;
 }

@@ -302,8 +302,7 @@ export class WebhooksService {
     changes: SealedChanges,
   ): { columns: WebhookColumns; changed: SealedField[] } {
     refuseAuthorizationBeside(existing?.stored, changes);
-    refuseCredentialsMoved(existing?.stored, changes);
-    const moved = existing !== undefined && newOrigins(existing.stored, changes.urls).length > 0;
+    const moved = refuseCredentialsMoved(existing?.stored, changes);
     const headers = changes.headers && this.headersWrite(organizationId, name, changes.headers, existing?.headers ?? null);
     const auth = changes.auth !== undefined ? this.authWrite(organizationId, name, changes.auth, existing?.auth ?? null) : undefined;
     return {
@@ -373,12 +372,14 @@ const givenHrefs = ({ url, events }: WebhookDraft | WebhookPatch): string[] => [
 /**
  * docs/api.md 10.15: 400 when the write gives a URL an origin none of the webhook's URLs had and
  * does not give again the headers or the auth it carries (`stored` undefined: a new webhook, which
- * carries none). Checked before any DNS work where the webhook was read, and again under the source lock.
+ * carries none); else whether it gave a new origin (the audit then names what it gave again).
+ * Checked before any DNS work where the webhook was read, and again under the source lock.
  */
-function refuseCredentialsMoved(stored: StoredWebhook | undefined, { headers, auth, urls }: SealedChanges): void {
-  if (stored === undefined) return;
+function refuseCredentialsMoved(stored: StoredWebhook | undefined, { headers, auth, urls }: SealedChanges): boolean {
+  if (stored === undefined || newOrigins(stored, urls).length === 0) return false;
   const problems = credentialOriginProblems(stored, urls, { headers, auth: auth !== undefined });
   if (problems.length > 0) throw Errors.badRequest(problems);
+  return true;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer, Server } from 'node:https';
+import type { RequestListener } from 'node:http';
+import { createServer, Server, type ServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { constants } from 'node:crypto';
@@ -19,6 +20,38 @@ import { PinnedHttp, PinnedRequest } from './pinned-http';
 
 const TLS_DIR = join(__dirname, '../../../test/support/tls');
 
+/** A receiver on loopback with the test receivers' certificate and `options`, answering with `handler`. */
+async function startReceiver(options: ServerOptions, handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(
+    { key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')), ...options },
+    handler,
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/in` };
+}
+
+const closed = (server: Server) => new Promise((resolve) => server.close(resolve));
+
+/** PinnedHttp trusting loopback (TRUSTED_CIDRS) and the test CA, directly (no proxy). */
+const pinnedHttp = (timeoutMs: number) =>
+  new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), {
+    delivery: { timeoutMs, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined },
+  } as unknown as AppConfig);
+
+/** A POST of `{}` to `url`: the answer's status and body, or how it failed. */
+async function posted(http: PinnedHttp, url: string, client?: PinnedRequest['client']) {
+  const answer = await http.post({
+    url,
+    headers: {},
+    body: '{}',
+    signal: AbortSignal.timeout(5000),
+    readAtMost: 1024,
+    organizationId: 1,
+    client,
+  });
+  return answer.kind === 'answered' ? { status: answer.status, body: answer.body?.toString() } : answer.kind;
+}
+
 describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
   let server: Server;
   let http: PinnedHttp;
@@ -26,38 +59,20 @@ describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
   const connections: unknown[] = [];
 
   beforeAll(async () => {
-    server = createServer(
-      {
-        key: readFileSync(join(TLS_DIR, 'receiver.key')),
-        cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
-        requestCert: true,
-        rejectUnauthorized: true,
-        ca: CLIENT_CA,
-      },
-      (req, res) => res.end((req.socket as TLSSocket).getPeerCertificate().subject.CN),
-    );
+    ({ server, url } = await startReceiver({ requestCert: true, rejectUnauthorized: true, ca: CLIENT_CA }, (req, res) =>
+      res.end((req.socket as TLSSocket).getPeerCertificate().subject.CN),
+    ));
     server.on('secureConnection', (socket: TLSSocket) => connections.push(socket.getPeerCertificate().subject?.CN));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
-    const config = { delivery: { timeoutMs: 2000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
-    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+    http = pinnedHttp(2000);
   });
   afterAll(async () => {
     await http.onApplicationShutdown();
-    await new Promise((resolve) => server.close(resolve));
+    await closed(server);
   });
 
   const post = async (client?: PinnedRequest['client']) => {
-    const answer = await http.post({
-      url,
-      headers: {},
-      body: '{}',
-      signal: AbortSignal.timeout(2000),
-      readAtMost: 1024,
-      organizationId: 1,
-      client,
-    });
-    return answer.kind === 'answered' ? [answer.status, answer.body?.toString()] : answer.kind;
+    const answer = await posted(http, url, client);
+    return typeof answer === 'string' ? answer : [answer.status, answer.body];
   };
 
   it('presents the certificate in the handshake', async () => {
@@ -84,30 +99,17 @@ describe('PinnedHttp: client certificates (docs/api.md 10.16)', () => {
 });
 
 describe('PinnedHttp: key exchange (docs/api.md 10.4)', () => {
-  const config = { delivery: { timeoutMs: 2000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
-  const http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+  const http = pinnedHttp(2000);
   afterAll(() => http.onApplicationShutdown());
 
-  /** A receiver on loopback whose TLS offers only `options`' suites, and what an attempt to it comes to. */
-  const postTo = async (options: object) => {
-    const server = createServer(
-      { key: readFileSync(join(TLS_DIR, 'receiver.key')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')), ...options },
-      (_, res) => res.end('ok'),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  /** What an attempt to a receiver whose TLS takes only `options`' suites comes to. */
+  const postTo = async (options: ServerOptions) => {
+    const { server, url } = await startReceiver(options, (_, res) => res.end('ok'));
     try {
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
-      const answer = await http.post({
-        url,
-        headers: {},
-        body: '{}',
-        signal: AbortSignal.timeout(2000),
-        readAtMost: 64,
-        organizationId: 1,
-      });
-      return answer.kind === 'answered' ? answer.status : answer.kind;
+      const answer = await posted(http, url);
+      return typeof answer === 'string' ? answer : answer.status;
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await closed(server);
     }
   };
 
@@ -123,49 +125,30 @@ describe('PinnedHttp: key exchange (docs/api.md 10.4)', () => {
 });
 
 describe('PinnedHttp: the handshake budget of a receiver (docs/api.md 10.10)', () => {
-  const config = { delivery: { timeoutMs: 5000, caFile: join(TLS_DIR, 'ca.pem'), proxyUrl: undefined } } as unknown as AppConfig;
   let http: PinnedHttp;
   let server: Server;
   let url: string;
   beforeAll(async () => {
     // A receiver that closes every connection and resumes no session: each attempt is a full handshake.
-    server = createServer(
-      {
-        key: readFileSync(join(TLS_DIR, 'receiver.key')),
-        cert: readFileSync(join(TLS_DIR, 'receiver.pem')),
-        requestCert: true,
-        ca: CLIENT_CA,
-        secureOptions: constants.SSL_OP_NO_TICKET,
-        sessionTimeout: 0,
-      },
+    ({ server, url } = await startReceiver(
+      { requestCert: true, ca: CLIENT_CA, secureOptions: constants.SSL_OP_NO_TICKET, sessionTimeout: 0 },
       (_, res) => res.writeHead(200, { connection: 'close' }).end('ok'),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+    ));
   });
   afterEach(async () => {
     vi.restoreAllMocks();
     await http?.onApplicationShutdown();
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => closed(server));
 
   const post = async () => {
-    const client = { identity: 'rsa', ...RSA_CLIENT };
-    const answer = await http.post({
-      url,
-      headers: {},
-      body: '{}',
-      signal: AbortSignal.timeout(5000),
-      readAtMost: 64,
-      organizationId: 1,
-      client,
-    });
-    return answer.kind === 'answered' ? answer.status : answer.kind;
+    const answer = await posted(http, url, { identity: 'rsa', ...RSA_CLIENT });
+    return typeof answer === 'string' ? answer : answer.status;
   };
 
   it("charges each full handshake to the receiver's budget, its client key's signature included", async () => {
     const charge = vi.spyOn(HandshakeBudget.prototype, 'charge');
-    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+    http = pinnedHttp(5000);
     expect([await post(), await post(), await post()]).toEqual([200, 200, 200]);
     expect(charge).toHaveBeenCalledTimes(3);
     for (const [ms] of charge.mock.calls) expect(ms).toBeGreaterThan(1);
@@ -173,7 +156,7 @@ describe('PinnedHttp: the handshake budget of a receiver (docs/api.md 10.10)', (
 
   it('makes a new connection wait while the receiver owes its budget, as a slow receiver’s attempt waits', async () => {
     vi.spyOn(HandshakeBudget.prototype, 'waitMs').mockReturnValue(300);
-    http = new PinnedHttp({} as UrlResolution, new AddressPolicy([{ cidr: '127.0.0.1/32' }]), config);
+    http = pinnedHttp(5000);
     const started = performance.now();
     expect(await post()).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
